@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module layout and the direction of dependencies: see docs/ARCHITECTURE.md.
+// Every C library is wrapped by a `.systemLibrary` target and imported by exactly one Swift target.
+let package = Package(
+    name: "Lector",
+    products: [
+        .executable(name: "lector", targets: ["lector"]),
+    ],
+    targets: [
+        // C libraries (module maps only)
+        .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CGio", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols)
+        .target(name: "CLectorShims", dependencies: ["CGio"]),
+        .target(name: "CLectorICU", linkerSettings: [.linkedLibrary("icuuc")]),
+
+        // Pure Swift, no C
+        .target(name: "SpeechCore"),
+        // Thin layers over one C library each
+        .target(name: "Segmentation", dependencies: ["CLectorICU"]),
+        .target(name: "Synthesis", dependencies: ["CESpeakNG", "SpeechCore"]),
+        .target(name: "Audio", dependencies: ["CPulse"]),
+        .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims"]),
+        // The daemon, the client and the worker, wired together
+        .target(name: "LectorDaemon", dependencies: ["SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit"]),
+        .executableTarget(name: "lector", dependencies: ["LectorDaemon"]),
+
+        .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
+        .testTarget(name: "SegmentationTests", dependencies: ["Segmentation"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis"]),
+        .testTarget(name: "IntegrationTests", dependencies: []),
+    ],
+    swiftLanguageModes: [.v6]
+)

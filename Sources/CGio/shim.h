@@ -1,0 +1,5 @@
+#include <glib.h>
+#include <glib-unix.h>
+#include <gio/gio.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
