@@ -20,7 +20,7 @@ let package = Package(
         // Pure Swift, no C
         .target(name: "SpeechCore"),
         // Thin layers over one C library each
-        .target(name: "Segmentation", dependencies: ["CLectorICU"]),
+        .target(name: "Segmentation", dependencies: ["CLectorICU", "SpeechCore"]),
         .target(name: "Synthesis", dependencies: ["CESpeakNG", "SpeechCore"]),
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims"]),
@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(name: "lector", dependencies: ["LectorDaemon"]),
 
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
-        .testTarget(name: "SegmentationTests", dependencies: ["Segmentation"]),
+        .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis"]),
         .testTarget(name: "IntegrationTests", dependencies: []),
     ],

@@ -1,0 +1,63 @@
+/// What happened to an utterance, each sent at the moment it is heard (not when it is synthesized).
+///
+/// For one utterance the order is: `started`, then `sentence`/`word` as reading goes on (with `paused` and
+/// `resumed` in between), then exactly one of `finished`, `stopped`, or a fatal `error`. Offsets are Unicode
+/// scalar offsets into `Utterance.text`.
+public enum SpeechEvent: Equatable, Sendable {
+    /// Reading of the utterance began.
+    case started(utterance: UInt64)
+    /// Sentence `index` (its range in the text) started to be heard.
+    case sentence(utterance: UInt64, index: Int, range: Range<Int>)
+    /// A word started to be heard.
+    case word(utterance: UInt64, range: Range<Int>)
+    /// Reading was paused (the stream corked).
+    case paused(utterance: UInt64)
+    /// Reading resumed where it paused.
+    case resumed(utterance: UInt64)
+    /// Reading was stopped before the end (Stop, or replaced by another text).
+    case stopped(utterance: UInt64)
+    /// The end of the text was heard.
+    case finished(utterance: UInt64)
+    /// Something went wrong. `fatal` false: one sentence was lost and reading goes on; true: reading ended.
+    case error(utterance: UInt64, message: String, fatal: Bool)
+
+    /// The utterance the event is about.
+    public var utterance: UInt64 {
+        switch self {
+        case .started(let u), .sentence(let u, _, _), .word(let u, _), .paused(let u), .resumed(let u),
+             .stopped(let u), .finished(let u), .error(let u, _, _):
+            return u
+        }
+    }
+}
+
+/// What the owner of a `SpeechManager` must do, in order, after an input.
+public enum SpeechAction: Equatable, Sendable {
+    /// Discard any audio of what was playing, then synthesize and play `utterance` from sentence `sentence`
+    /// (index into `Utterance.sentences`). When `corked`, the new stream starts corked (paused).
+    case start(Utterance, sentence: Int, corked: Bool)
+    /// Cork the stream: silence at once, nothing discarded (PulseAudio `pa_stream_cork`).
+    case cork
+    /// Uncork the stream: continue at the exact next sample.
+    case uncork
+    /// Discard all queued audio at once and end synthesis (flush, never drain).
+    case discard
+    /// Announce an event to clients.
+    case emit(SpeechEvent)
+}
+
+/// Requests `SpeechManager` refuses.
+public enum SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Toggle or Play with no text ever given.
+    case nothingToPlay
+    /// A sentence index outside the utterance.
+    case noSuchSentence(Int)
+
+    /// One line, for people.
+    public var description: String {
+        switch self {
+        case .nothingToPlay: return "nothing to play: no text has been given yet"
+        case .noSuchSentence(let i): return "no sentence \(i + 1) in this text"
+        }
+    }
+}

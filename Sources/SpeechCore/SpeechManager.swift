@@ -1,0 +1,170 @@
+/// The state machine of speech: `reading`, `paused`, `stopped`, the current utterance, and a queue.
+///
+/// Pure logic: every input is one method that updates the state and returns the actions its owner must carry
+/// out, in order (start a stream, cork, uncork, discard, emit events). Nothing here touches audio, D-Bus or time,
+/// so every transition is unit-tested. Semantics (see docs/ARCHITECTURE.md, "The state machine"):
+/// - `speak` replaces what is being read at once; with `queue: true` it appends instead.
+/// - `pause` only from `reading`, `resume` only from `paused`; both idempotent.
+/// - `toggle`: reading → paused, paused → reading, stopped → the last text again from its beginning.
+/// - the end of the text → `stopped`, text kept for a replay; `stop` → `stopped`, position 0, audio discarded.
+public struct SpeechManager: Sendable {
+    /// The current state.
+    public private(set) var state: SpeechState = .stopped
+    /// The utterance being read, paused, or last read (kept after stop and after the end for a replay).
+    public private(set) var current: Utterance?
+    /// Utterances waiting their turn (`speak(_:queue: true)`), first next.
+    public private(set) var queue: [Utterance] = []
+    /// Index of the sentence being heard (or paused in, or to be read next after a jump); 0 when stopped.
+    public private(set) var sentenceIndex: Int = 0
+    /// True when the audio of the current utterance was lost while paused (the sound server went away):
+    /// resuming must start a new stream at `sentenceIndex` instead of uncorking.
+    public private(set) var needsRestart = false
+
+    /// A manager with nothing loaded, `stopped`.
+    public init() {}
+
+    /// Reads `utterance`: replaces the current one at once, or with `queue` appends it when something is
+    /// being read or paused (from `stopped` it starts at once either way).
+    public mutating func speak(_ utterance: Utterance, queue: Bool = false) -> [SpeechAction] {
+        if queue && state != .stopped {
+            self.queue.append(utterance)
+            return []
+        }
+        var actions: [SpeechAction] = []
+        if state != .stopped, let old = current {
+            actions.append(.discard)
+            actions.append(.emit(.stopped(utterance: old.id)))
+        }
+        self.queue.removeAll()
+        return actions + begin(utterance)
+    }
+
+    /// reading → paused (cork). No effect in any other state.
+    public mutating func pause() -> [SpeechAction] {
+        guard state == .reading, let u = current else { return [] }
+        state = .paused
+        return [.cork, .emit(.paused(utterance: u.id))]
+    }
+
+    /// paused → reading (uncork, or a new stream at the kept sentence after a lost server). No effect otherwise.
+    public mutating func resume() -> [SpeechAction] {
+        guard state == .paused, let u = current else { return [] }
+        state = .reading
+        if needsRestart {
+            needsRestart = false
+            return [.start(u, sentence: sentenceIndex, corked: false), .emit(.resumed(utterance: u.id))]
+        }
+        return [.uncork, .emit(.resumed(utterance: u.id))]
+    }
+
+    /// MPRIS `Play`: resume when paused, read the last text from its beginning when stopped, nothing when reading.
+    /// - Throws: `SpeechError.nothingToPlay` when stopped and no text was ever given.
+    public mutating func play() throws(SpeechError) -> [SpeechAction] {
+        switch state {
+        case .reading: return []
+        case .paused: return resume()
+        case .stopped:
+            guard let u = current else { throw .nothingToPlay }
+            return begin(u)
+        }
+    }
+
+    /// reading → paused, paused → reading, stopped → the last text from its beginning.
+    /// - Throws: `SpeechError.nothingToPlay` when stopped and no text was ever given.
+    public mutating func toggle() throws(SpeechError) -> [SpeechAction] {
+        switch state {
+        case .reading: return pause()
+        case .paused, .stopped: return try play()
+        }
+    }
+
+    /// → stopped, position 0; queued audio and queued texts discarded at once. The text is kept for a replay.
+    public mutating func stop() -> [SpeechAction] {
+        guard state != .stopped, let u = current else { return [] }
+        state = .stopped
+        sentenceIndex = 0
+        needsRestart = false
+        queue.removeAll()
+        return [.discard, .emit(.stopped(utterance: u.id))]
+    }
+
+    /// Moves to sentence `index` of the current utterance, keeping the state (paused stays paused).
+    /// From `stopped` it starts reading there. Used by Next, Previous, Seek and SetPosition.
+    /// - Throws: `SpeechError.noSuchSentence` for an index outside the text, `.nothingToPlay` with no text.
+    public mutating func jump(toSentence index: Int) throws(SpeechError) -> [SpeechAction] {
+        guard let u = current else { throw .nothingToPlay }
+        guard u.sentences.indices.contains(index) else { throw .noSuchSentence(index) }
+        sentenceIndex = index
+        needsRestart = false
+        switch state {
+        case .reading, .paused:
+            return [.start(u, sentence: index, corked: state == .paused)]
+        case .stopped:
+            state = .reading
+            return [.start(u, sentence: index, corked: false), .emit(.started(utterance: u.id))]
+        }
+    }
+
+    /// The start of sentence `index` was heard.
+    public mutating func sentenceHeard(_ index: Int) -> [SpeechAction] {
+        guard state != .stopped, let u = current, u.sentences.indices.contains(index) else { return [] }
+        sentenceIndex = index
+        return [.emit(.sentence(utterance: u.id, index: index, range: u.sentences[index].range))]
+    }
+
+    /// A word was heard; `range` in scalars of the utterance text.
+    public mutating func wordHeard(_ range: Range<Int>) -> [SpeechAction] {
+        guard state != .stopped, let u = current else { return [] }
+        return [.emit(.word(utterance: u.id, range: range))]
+    }
+
+    /// The synthesizer could not read sentence `index` (it crashed or refused); reading goes on with the next one.
+    public mutating func sentenceFailed(_ index: Int, message: String) -> [SpeechAction] {
+        guard state != .stopped, let u = current else { return [] }
+        return [.emit(.error(utterance: u.id, message: message, fatal: false))]
+    }
+
+    /// The last sample of the current utterance was heard: the next queued one starts, or → stopped.
+    public mutating func reachedEnd() -> [SpeechAction] {
+        guard state == .reading, let u = current else { return [] }
+        var actions: [SpeechAction] = [.emit(.finished(utterance: u.id))]
+        if !queue.isEmpty {
+            actions += begin(queue.removeFirst())
+        } else {
+            state = .stopped
+            sentenceIndex = 0
+        }
+        return actions
+    }
+
+    /// Reading cannot go on (e.g. the synthesizer cannot be started): → stopped, text kept.
+    public mutating func failed(_ message: String) -> [SpeechAction] {
+        guard let u = current, state != .stopped else { return [] }
+        state = .stopped
+        sentenceIndex = 0
+        needsRestart = false
+        queue.removeAll()
+        return [.discard, .emit(.error(utterance: u.id, message: message, fatal: true))]
+    }
+
+    /// The sound server went away: reading → paused with the position (sentence) kept; the audio is gone, so
+    /// the next resume starts a new stream at the current sentence.
+    public mutating func outputLost(_ message: String) -> [SpeechAction] {
+        guard state != .stopped, let u = current else { return [] }
+        needsRestart = true
+        var actions: [SpeechAction] = [.discard, .emit(.error(utterance: u.id, message: message, fatal: false))]
+        if state == .reading {
+            state = .paused
+            actions.append(.emit(.paused(utterance: u.id)))
+        }
+        return actions
+    }
+
+    private mutating func begin(_ u: Utterance) -> [SpeechAction] {
+        current = u
+        state = .reading
+        sentenceIndex = 0
+        needsRestart = false
+        return [.start(u, sentence: 0, corked: false), .emit(.started(utterance: u.id))]
+    }
+}

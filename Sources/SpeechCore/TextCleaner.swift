@@ -1,0 +1,84 @@
+/// Turns whatever a user or client hands over into text that is safe to read, to log and to send over D-Bus.
+///
+/// - Invalid UTF-8 becomes U+FFFD (decoding repairs it; nothing raw reaches GLib or D-Bus).
+/// - ANSI/VT escape sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL|ESC \`, two-byte `ESC x`) are removed.
+/// - Other C0/C1 control characters become a space, except tab and line feed; CR LF and lone CR become LF;
+///   form feed becomes a paragraph break (two LF). NUL is removed.
+/// Nothing is parsed as markup: `<`, `>` and `&` stay as they are.
+public enum TextCleaner {
+    /// Decodes `bytes` as UTF-8, repairing invalid sequences with U+FFFD, then cleans the result.
+    public static func clean(utf8 bytes: some Collection<UInt8>) -> String {
+        clean(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Cleans `text` as described on the type.
+    public static func clean(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var it = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        func next() -> Unicode.Scalar? {
+            if let p = pending { pending = nil; return p }
+            return it.next()
+        }
+        while let c = next() {
+            switch c.value {
+            case 0x1B: // ESC
+                guard let n = next() else { break }
+                if n == "[" { // CSI: parameters and intermediates, then one final byte 0x40...0x7E
+                    while let x = next() { if (0x40...0x7E).contains(x.value) { break } }
+                } else if n == "]" { // OSC: until BEL or ESC backslash
+                    while let x = next() {
+                        if x.value == 0x07 { break }
+                        if x.value == 0x1B { _ = next(); break }
+                    }
+                } // else: a two-character sequence, both dropped
+            case 0x00:
+                continue
+            case 0x0D: // CR, CR LF → LF
+                out.append("\n")
+                if let n = next(), n != "\n" { pending = n }
+            case 0x0C: // form feed: a page break reads as a paragraph break
+                out.append("\n"); out.append("\n")
+            case 0x09, 0x0A:
+                out.append(c)
+            case 0x01...0x1F, 0x7F...0x9F:
+                out.append(" ")
+            default:
+                out.append(c)
+            }
+        }
+        return String(out)
+    }
+
+    /// True when `text` has something to read: a scalar that is neither white space, a control character,
+    /// nor an invisible format character.
+    public static func isReadable(_ text: String) -> Bool {
+        text.unicodeScalars.contains { s in
+            let p = s.properties
+            if p.isWhitespace { return false }
+            switch p.generalCategory {
+            case .control, .format, .unassigned, .surrogate, .lineSeparator, .paragraphSeparator, .spaceSeparator:
+                return false
+            default:
+                return true
+            }
+        }
+    }
+
+    /// A short title for media widgets: the first line of `text`, white space folded, at most `limit`
+    /// characters (cut at a word boundary with "…").
+    public static func title(of text: String, limit: Int = 80) -> String {
+        var words: [Substring] = []
+        var length = 0
+        let firstLine = text.split(whereSeparator: { $0 == "\n" }).first(where: { !$0.allSatisfy(\.isWhitespace) }) ?? ""
+        for w in firstLine.split(whereSeparator: \.isWhitespace) {
+            if length + w.count + (words.isEmpty ? 0 : 1) > limit {
+                if words.isEmpty { return String(w.prefix(limit - 1)) + "…" }
+                return words.joined(separator: " ") + "…"
+            }
+            length += w.count + (words.isEmpty ? 0 : 1)
+            words.append(w)
+        }
+        return words.joined(separator: " ")
+    }
+}
