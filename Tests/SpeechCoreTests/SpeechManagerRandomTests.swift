@@ -1,0 +1,177 @@
+import Testing
+import SpeechCore
+
+/// A fake audio output that carries out `SpeechAction`s the way the owner of a `SpeechManager` must:
+/// at most one stream, corked or not.
+private struct FakeOutput {
+    struct Stream: Equatable { var utterance: UInt64; var sentence: Int; var corked: Bool }
+    var stream: Stream?
+    var events: [SpeechEvent] = []
+
+    /// Carries out `actions`, recording a failure for an action that makes no sense for the output.
+    mutating func perform(_ actions: [SpeechAction], step: Int) {
+        for action in actions {
+            switch action {
+            case .start(let u, let sentence, let corked):
+                #expect(u.sentences.indices.contains(sentence), "step \(step): start outside the text")
+                stream = Stream(utterance: u.id, sentence: sentence, corked: corked)
+            case .cork:
+                #expect(stream?.corked == false, "step \(step): cork without a playing stream")
+                stream?.corked = true
+            case .uncork:
+                #expect(stream?.corked == true, "step \(step): uncork without a corked stream")
+                stream?.corked = false
+            case .discard:
+                stream = nil
+            case .emit(let event):
+                events.append(event)
+            }
+        }
+    }
+}
+
+/// Checks that, per utterance, events come in runs `started (sentence|word|error|paused|resumed)* terminal`,
+/// where paused and resumed alternate starting with paused and the terminal event is exactly one of
+/// finished, stopped or a fatal error. A replay of the same utterance opens a new run with `started`.
+private struct EventGrammar {
+    enum Phase: Equatable { case closed, open(paused: Bool) }
+    var phases: [UInt64: Phase] = [:]
+
+    func phase(_ id: UInt64) -> Phase { phases[id] ?? .closed }
+
+    mutating func feed(_ event: SpeechEvent, step: Int) {
+        let id = event.utterance
+        let now = phase(id)
+        switch event {
+        case .started:
+            #expect(now == .closed, "step \(step): \(event) while a run of \(id) is open")
+            phases[id] = .open(paused: false)
+        case .sentence, .word, .error(_, _, false):
+            #expect(now != .closed, "step \(step): \(event) outside a run")
+        case .paused:
+            #expect(now == .open(paused: false), "step \(step): \(event) in \(now)")
+            phases[id] = .open(paused: true)
+        case .resumed:
+            #expect(now == .open(paused: true), "step \(step): \(event) in \(now)")
+            phases[id] = .open(paused: false)
+        case .stopped, .finished, .error(_, _, true):
+            #expect(now != .closed, "step \(step): terminal \(event) outside a run")
+            phases[id] = .closed
+        }
+    }
+
+    var openRuns: [UInt64] { phases.filter { $0.value != .closed }.map(\.key) }
+}
+
+@Suite("SpeechManager: random sequences")
+struct SpeechManagerRandomTests {
+    @Test(arguments: [1, 2, 3, 0xC0FFEE] as [UInt64])
+    func invariantsHoldOverRandomInputs(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        var m = SpeechManager()
+        var output = FakeOutput()
+        var grammar = EventGrammar()
+        var nextID: UInt64 = 1
+        var everSpoken = false
+
+        for step in 0..<10_000 {
+            let before = (state: m.state, current: m.current, queue: m.queue, index: m.sentenceIndex,
+                          restart: m.needsRestart)
+            var actions: [SpeechAction] = []
+            var thrown: SpeechError?
+            let input = Int.random(in: 0..<14, using: &rng)
+            switch input {
+            case 0, 1:
+                let u = makeUtterance(nextID, sentences: Int.random(in: 1...4, using: &rng))
+                nextID += 1
+                let queue = Bool.random(using: &rng)
+                actions = m.speak(u, queue: queue)
+                everSpoken = true
+                if queue && before.state != .stopped {
+                    #expect(actions == [] && m.queue == before.queue + [u], "step \(step): queue")
+                } else {
+                    #expect(m.current == u && m.state == .reading && m.queue.isEmpty, "step \(step): speak")
+                }
+            case 2: actions = m.pause()
+            case 3: actions = m.resume()
+            case 4:
+                do { actions = try m.toggle() } catch { thrown = error }
+                #expect((thrown == .nothingToPlay) == !everSpoken, "step \(step): toggle threw \(String(describing: thrown))")
+            case 5:
+                do { actions = try m.play() } catch { thrown = error }
+                #expect((thrown == .nothingToPlay) == !everSpoken, "step \(step): play threw \(String(describing: thrown))")
+            case 6:
+                actions = m.stop()
+                #expect(m.state == .stopped && m.sentenceIndex == 0 && m.queue.isEmpty, "step \(step): stop")
+                #expect(m.current == before.current, "step \(step): stop keeps the text")
+            case 7:
+                let index = Int.random(in: -1...4, using: &rng)
+                do { actions = try m.jump(toSentence: index) } catch { thrown = error }
+                if let u = before.current {
+                    let inside = u.sentences.indices.contains(index)
+                    #expect((thrown == nil) == inside, "step \(step): jump \(index) threw \(String(describing: thrown))")
+                    if inside {
+                        #expect(m.sentenceIndex == index, "step \(step): jump position")
+                        #expect(m.state == (before.state == .paused ? .paused : .reading), "step \(step): jump state")
+                    }
+                } else {
+                    #expect(thrown == .nothingToPlay, "step \(step): jump with nothing")
+                }
+            case 8: actions = m.sentenceHeard(Int.random(in: -1...4, using: &rng))
+            case 9: actions = m.wordHeard(0..<Int.random(in: 1...5, using: &rng))
+            case 10: actions = m.sentenceFailed(Int.random(in: 0...3, using: &rng), message: "lost")
+            case 11:
+                // The stream can only drain while it plays.
+                if output.stream?.corked == false { output.stream = nil }
+                actions = m.reachedEnd()
+            case 12: actions = m.failed("cannot start")
+            default:
+                output.stream = nil // the sound server went away with its streams
+                actions = m.outputLost("server gone")
+            }
+
+            if thrown != nil {
+                #expect(actions == [], "step \(step)")
+                #expect(m.state == before.state && m.current == before.current && m.queue == before.queue
+                        && m.sentenceIndex == before.index && m.needsRestart == before.restart,
+                        "step \(step): a refused request changed the state")
+            }
+
+            let firstNew = output.events.count
+            output.perform(actions, step: step)
+            for event in output.events[firstNew...] { grammar.feed(event, step: step) }
+
+            // Invariants of the state.
+            switch m.state {
+            case .stopped:
+                #expect(m.sentenceIndex == 0, "step \(step): stopped away from 0")
+                #expect(m.queue.isEmpty, "step \(step): stopped with a queue")
+                #expect(!m.needsRestart, "step \(step)")
+                #expect(output.stream == nil, "step \(step): stopped with a stream")
+                #expect(grammar.openRuns.isEmpty, "step \(step): stopped with open runs \(grammar.openRuns)")
+            case .reading:
+                #expect(!m.needsRestart, "step \(step)")
+                #expect(output.stream?.corked == false, "step \(step): reading without a playing stream")
+                #expect(grammar.openRuns == [m.current!.id], "step \(step): reading, runs \(grammar.openRuns)")
+                #expect(grammar.phase(m.current!.id) == .open(paused: false), "step \(step)")
+            case .paused:
+                if m.needsRestart {
+                    #expect(output.stream == nil, "step \(step): lost output still has a stream")
+                } else {
+                    #expect(output.stream?.corked == true, "step \(step): paused without a corked stream")
+                }
+                #expect(grammar.openRuns == [m.current!.id], "step \(step): paused, runs \(grammar.openRuns)")
+                #expect(grammar.phase(m.current!.id) == .open(paused: true), "step \(step)")
+            }
+            if let stream = output.stream {
+                #expect(stream.utterance == m.current?.id, "step \(step): stream of another utterance")
+            }
+            if m.state != .stopped {
+                #expect(m.current!.sentences.indices.contains(m.sentenceIndex), "step \(step): position outside")
+            }
+            if m.current == nil { #expect(m.state == .stopped && !everSpoken, "step \(step)") }
+        }
+        // A decent sequence reaches every state and kind of event.
+        #expect(Set(output.events.map { "\($0)".prefix(while: { $0 != "(" }) }).count == 8)
+    }
+}
