@@ -1,0 +1,217 @@
+@preconcurrency import Glibc
+import CESpeakNG
+
+/// The synthesis worker: a child process of the daemon that owns eSpeak NG.
+///
+/// eSpeak NG keeps process-global state, is not thread-safe, and aborts the process on some inputs
+/// (eSpeak NG 1.51: a word with about 65 or more embedded apostrophes, `s's's…`, trips the stack protector),
+/// so it runs here, one request at a time, and a crash costs one sentence.
+public enum Worker {
+    /// Exit code: input reached end of file between frames.
+    public static let exitSuccess: Int32 = 0
+    /// Exit code: the output pipe or the input failed (e.g. EPIPE: the daemon closed its end), or eSpeak NG
+    /// could not be initialized.
+    public static let exitIOError: Int32 = 1
+    /// Exit code: a malformed request (see ``WorkerProtocolError``) or input cut in the middle of a frame.
+    public static let exitProtocolError: Int32 = 2
+
+    /// The length of the audio chunks asked of eSpeak NG, in ms (`buflength` of `espeak_Initialize`).
+    /// Small chunks make the first audio leave early; 20 ms is 441 samples at 22,050 Hz.
+    static let chunkMilliseconds: Int32 = 20
+
+    /// Runs the worker's main loop until end of input.
+    ///
+    /// Initializes eSpeak NG (`espeak_Initialize` in `AUDIO_OUTPUT_SYNCHRONOUS` mode, speak_lib.h), sends
+    /// ``WorkerFrame/ready(sampleRate:)``, then reads ``WorkerRequest`` frames from `input` and answers each
+    /// `synthesize` on `output` with frames written as the engine produces them (blocking writes, EINTR and
+    /// short writes handled; a slow reader slows synthesis down). SIGPIPE is ignored so that a closed output
+    /// is an error return, not a signal. SIGABRT gets its default action back, so an engine abort kills the
+    /// process at once instead of running the Swift runtime's backtracer (Swift's own traps are SIGILL and
+    /// keep their backtraces). Diagnostics go to standard error, one line each.
+    ///
+    /// - Parameters:
+    ///   - input: file descriptor to read requests from (the daemon's pipe).
+    ///   - output: file descriptor to write frames to.
+    /// - Returns: the process exit code: ``exitSuccess`` (0) at end of input, ``exitIOError`` (1),
+    ///   or ``exitProtocolError`` (2).
+    public static func run(input: Int32, output: Int32) -> Int32 {
+        _ = signal(SIGPIPE, SIG_IGN)
+        _ = signal(SIGABRT, SIG_DFL)
+        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, chunkMilliseconds, nil, espeakINITIALIZE_DONT_EXIT)
+        guard rate > 0 else {
+            FileDescriptorIO.diagnose("eSpeak NG could not be initialized (espeak_Initialize returned \(rate))")
+            return exitIOError
+        }
+        espeak_SetSynthCallback { wav, count, events -> Int32 in
+            guard let events, let context = events.pointee.user_data else { return 0 }
+            let session = Unmanaged<WorkerSession>.fromOpaque(context).takeUnretainedValue()
+            return session.deliver(wav: wav, count: Int(count), events: events)
+        }
+        let session = WorkerSession(output: output)
+        guard session.send(.ready(sampleRate: Int(rate))) else { return exitIOError }
+
+        var decoder = WorkerRequestDecoder()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            guard let n = FileDescriptorIO.read(input, into: &buffer) else {
+                FileDescriptorIO.diagnose("reading requests failed (errno \(errno))")
+                return exitIOError
+            }
+            if n == 0 {
+                if decoder.bufferedByteCount > 0 {
+                    FileDescriptorIO.diagnose("input ended inside a frame (\(decoder.bufferedByteCount) bytes left)")
+                    return exitProtocolError
+                }
+                return exitSuccess
+            }
+            decoder.append(buffer[0..<n])
+            do {
+                while let request = try decoder.next() {
+                    guard session.handle(request) else { return exitIOError }
+                }
+            } catch {
+                FileDescriptorIO.diagnose(error.description)
+                return exitProtocolError
+            }
+        }
+    }
+}
+
+/// The state of one worker process: the request being synthesized and the pending output.
+///
+/// eSpeak NG calls ``deliver(wav:count:events:)`` synchronously from inside `espeak_Synth`, on the calling
+/// thread, with this object as `user_data`.
+final class WorkerSession {
+    private let output: Int32
+    private var tag: UInt32 = 0
+    private var scalarCount = 0
+    private var samplesSent = 0
+    private var pending: [UInt8] = []
+    private var outputFailed = false
+    /// Set by a failed `configure`: every `synthesize` fails with it until a `configure` succeeds.
+    private var voiceError: String?
+
+    init(output: Int32) {
+        self.output = output
+    }
+
+    /// Sends one frame at once. Returns false if the output failed.
+    func send(_ frame: WorkerFrame) -> Bool {
+        WorkerCodec.append(frame, to: &pending)
+        return flush()
+    }
+
+    /// Carries out one request. Returns false if the output failed (the worker must exit).
+    func handle(_ request: WorkerRequest) -> Bool {
+        switch request {
+        case let .configure(voice, rate, pitch):
+            configure(voice: voice, rate: rate, pitch: pitch)
+            return true
+        case let .synthesize(tag, text):
+            return synthesize(tag: tag, text: text)
+        }
+    }
+
+    private func configure(voice: String, rate: Int, pitch: Int) {
+        if let problem = Self.unsafeVoiceName(voice) {
+            voiceError = "unknown voice '\(Self.printable(voice))' (\(problem))"
+        } else {
+            let result = voice.withCString { espeak_SetVoiceByName($0) }
+            if result == EE_OK {
+                voiceError = nil
+            } else {
+                voiceError = "unknown voice '\(voice)' (eSpeak NG: \(Self.name(result)))"
+            }
+        }
+        // Set after the voice: selecting a voice may reset the prosody.
+        _ = espeak_SetParameter(espeakRATE, Int32(min(max(rate, 80), 450)), 0)
+        _ = espeak_SetParameter(espeakPITCH, Int32(min(max(pitch, 0), 99)), 0)
+    }
+
+    /// Why eSpeak NG must not see this voice name, or nil if it may.
+    ///
+    /// eSpeak NG 1.51 aborts the process (buffer overflow) in `espeak_SetVoiceByName` when the variant part
+    /// after `+` is longer than about 36 bytes; names of installed voices are at most 38 bytes.
+    static func unsafeVoiceName(_ voice: String) -> String? {
+        let bytes = Array(voice.utf8)
+        if bytes.isEmpty { return "empty name" }
+        if bytes.contains(0) { return "contains U+0000" }
+        if bytes.count > 80 { return "name longer than 80 bytes" }
+        if let plus = bytes.firstIndex(of: UInt8(ascii: "+")), bytes.count - plus - 1 > 32 {
+            return "variant name longer than 32 bytes"
+        }
+        return nil
+    }
+
+    private static func printable(_ s: String) -> String {
+        let scalars = s.unicodeScalars.prefix(40).map { $0.value < 0x20 ? "?" : Character($0) }
+        return String(scalars) + (s.unicodeScalars.count > 40 ? "…" : "")
+    }
+
+    private static func name(_ error: espeak_ERROR) -> String {
+        switch error {
+        case EE_NOT_FOUND: return "EE_NOT_FOUND"
+        case EE_BUFFER_FULL: return "EE_BUFFER_FULL"
+        case EE_INTERNAL_ERROR: return "EE_INTERNAL_ERROR"
+        default: return "error \(error.rawValue)"
+        }
+    }
+
+    private func synthesize(tag: UInt32, text: String) -> Bool {
+        if let voiceError {
+            return send(.failed(tag: tag, message: voiceError))
+        }
+        self.tag = tag
+        scalarCount = text.unicodeScalars.count
+        samplesSent = 0
+        // NUL-terminated UTF-8; an embedded NUL would end the text early, so it is read as a space.
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(text.utf8.count + 1)
+        for b in text.utf8 { bytes.append(b == 0 ? 0x20 : b) }
+        bytes.append(0)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let flags = UInt32(espeakCHARS_UTF8 | espeakENDPAUSE)
+        let result = bytes.withUnsafeBufferPointer { text in
+            espeak_Synth(text.baseAddress, text.count, 0, POS_CHARACTER, 0, flags, nil, context)
+        }
+        if outputFailed { return false }
+        if result != EE_OK {
+            return send(.failed(tag: tag, message: "eSpeak NG could not synthesize the text (\(Self.name(result)))"))
+        }
+        return send(.end(tag: tag, samples: samplesSent))
+    }
+
+    /// eSpeak NG's synth callback (speak_lib.h `t_espeak_callback`): word events, then the chunk's audio.
+    /// Returns 1 to abort synthesis when the output is gone.
+    func deliver(wav: UnsafeMutablePointer<Int16>?, count: Int, events: UnsafeMutablePointer<espeak_EVENT>) -> Int32 {
+        if outputFailed { return 1 }
+        var event = events
+        while event.pointee.type != espeakEVENT_LIST_TERMINATED {
+            // eSpeak NG 1.51 also reports empty words (length 0, a stale text_position) at the end of a text
+            // with several sentences: they mark no text and are dropped.
+            if event.pointee.type == espeakEVENT_WORD && event.pointee.length > 0 {
+                // text_position: 1-based, in code points; sample: from the start of this espeak_Synth call.
+                let start = min(max(Int(event.pointee.text_position) - 1, 0), scalarCount)
+                let length = min(max(Int(event.pointee.length), 0), scalarCount - start)
+                let sample = max(Int(event.pointee.sample), 0)
+                WorkerCodec.append(.word(tag: tag, start: start, length: length, sample: sample), to: &pending)
+            }
+            event += 1
+        }
+        if let wav, count > 0 {
+            WorkerCodec.appendAudio(tag: tag, samples: UnsafeBufferPointer(start: wav, count: count), to: &pending)
+            samplesSent += count
+        }
+        return flush() ? 0 : 1
+    }
+
+    private func flush() -> Bool {
+        if outputFailed { return false }
+        if !FileDescriptorIO.writeAll(output, pending) {
+            outputFailed = true
+            FileDescriptorIO.diagnose("writing frames failed (errno \(errno))")
+        }
+        pending.removeAll(keepingCapacity: true)
+        return !outputFailed
+    }
+}
