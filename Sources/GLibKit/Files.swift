@@ -1,0 +1,86 @@
+import CGio
+
+/// Takes ownership of a `g_malloc`ed C string: copies it into a `String` and frees it.
+func takeString(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let pointer else { return nil }
+    defer { g_free(pointer) }
+    return String(cString: pointer)
+}
+
+/// Reads a whole file into memory (`g_file_get_contents`).
+///
+/// - Throws: `GLibError` in the `G_FILE_ERROR` domain ("g-file-error-quark") when the file cannot be
+///   opened or read; its message names the file.
+public func readFile(_ path: String) throws(GLibError) -> [UInt8] {
+    var contents: UnsafeMutablePointer<CChar>?
+    var length: Int = 0
+    var error: UnsafeMutablePointer<GError>?
+    guard g_file_get_contents(path, &contents, &length, &error) != 0, let contents else {
+        throw GLibError(consuming: error!)
+    }
+    defer { g_free(contents) }
+    return contents.withMemoryRebound(to: UInt8.self, capacity: length) {
+        Array(UnsafeBufferPointer(start: $0, count: length))
+    }
+}
+
+/// What `fileTest(_:_:)` checks (`GFileTest`).
+public enum FileTest: Sendable {
+    /// `G_FILE_TEST_EXISTS`: the path exists (following symbolic links).
+    case exists
+    /// `G_FILE_TEST_IS_REGULAR`: a regular file (following symbolic links).
+    case isRegular
+    /// `G_FILE_TEST_IS_DIR`: a directory (following symbolic links).
+    case isDirectory
+    /// `G_FILE_TEST_IS_EXECUTABLE`: executable by the current user.
+    case isExecutable
+    /// `G_FILE_TEST_IS_SYMLINK`: a symbolic link itself.
+    case isSymlink
+}
+
+/// Tests a path (`g_file_test`); false when the path does not exist.
+public func fileTest(_ path: String, _ test: FileTest) -> Bool {
+    let flag: GFileTest = switch test {
+    case .exists: G_FILE_TEST_EXISTS
+    case .isRegular: G_FILE_TEST_IS_REGULAR
+    case .isDirectory: G_FILE_TEST_IS_DIR
+    case .isExecutable: G_FILE_TEST_IS_EXECUTABLE
+    case .isSymlink: G_FILE_TEST_IS_SYMLINK
+    }
+    return g_file_test(path, flag) != 0
+}
+
+/// The XDG base directories of the user (XDG Base Directory Specification, via GLib).
+/// Paths are absolute; the directories may not exist yet.
+public enum UserDirs {
+    /// `$XDG_RUNTIME_DIR`, or GLib's fallback (the cache directory) when unset (`g_get_user_runtime_dir`).
+    public static var runtime: String { String(cString: g_get_user_runtime_dir()) }
+    /// `$XDG_STATE_HOME` or `~/.local/state` (`g_get_user_state_dir`).
+    public static var state: String { String(cString: g_get_user_state_dir()) }
+    /// `$XDG_CONFIG_HOME` or `~/.config` (`g_get_user_config_dir`).
+    public static var config: String { String(cString: g_get_user_config_dir()) }
+    /// `$XDG_CACHE_HOME` or `~/.cache` (`g_get_user_cache_dir`).
+    public static var cache: String { String(cString: g_get_user_cache_dir()) }
+}
+
+/// The value of the environment variable `name`, or nil when unset (`g_getenv`).
+public func environment(_ name: String) -> String? {
+    g_getenv(name).map { String(cString: $0) }
+}
+
+/// The local path of a `file://` URI, percent-decoded (`g_filename_from_uri`); nil for other schemes, a
+/// remote host, or a malformed URI.
+public func fileURIToPath(_ uri: String) -> String? {
+    takeString(g_filename_from_uri(uri, nil, nil))
+}
+
+/// The `file://` URI of an absolute path, percent-encoded (`g_filename_to_uri`); nil for a relative path.
+public func pathToFileURI(_ path: String) -> String? {
+    takeString(g_filename_to_uri(path, nil, nil))
+}
+
+/// The absolute path of the running executable: `/proc/self/exe` resolved (`g_file_read_link`), or
+/// `argv[0]` when that fails.
+public func executablePath() -> String {
+    takeString(g_file_read_link("/proc/self/exe", nil)) ?? CommandLine.arguments.first ?? ""
+}

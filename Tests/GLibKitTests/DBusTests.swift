@@ -1,0 +1,230 @@
+@preconcurrency import Glibc
+import Testing
+@testable import GLibKit
+
+private let xml = """
+<node>
+  <interface name="org.lector.Test">
+    <method name="Echo">
+      <arg name="text" type="s" direction="in"/><arg name="number" type="i" direction="in"/>
+      <arg name="text" type="s" direction="out"/><arg name="number" type="x" direction="out"/>
+    </method>
+    <method name="Options">
+      <arg name="options" type="a{sv}" direction="in"/><arg name="keys" type="as" direction="out"/>
+    </method>
+    <method name="Fail"/>
+    <method name="WrongType"><arg type="s" direction="out"/></method>
+    <property name="Volume" type="d" access="readwrite"/>
+    <property name="Name" type="s" access="read"/>
+    <property name="Position" type="x" access="read"/>
+    <property name="Broken" type="s" access="read"/>
+    <property name="Guarded" type="b" access="readwrite"/>
+    <property name="Any" type="v" access="readwrite"/>
+    <signal name="Ping"><arg name="text" type="s"/></signal>
+  </interface>
+</node>
+"""
+
+private final class TestObject: DBusObject {
+    var volume = 1.0
+    var any: Variant = .variant(.string("initial"))
+    var calls: [(String, [Variant], String)] = []
+
+    func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
+        calls.append((method, arguments, sender))
+        switch method {
+        case "Echo": return [arguments[0], arguments[1]]  // .int32 converted to the introspected x
+        case "Options": return [.strings(arguments[0].dictionary!.keys.sorted())]
+        case "Fail": throw DBusError(name: "org.lector.Test.Error.Custom", message: "custom failure")
+        case "WrongType": return [.int32(1)]
+        default: throw .unknownMethod(method)
+        }
+    }
+
+    func property(_ name: String, interface: String) throws(DBusError) -> Variant {
+        switch name {
+        case "Volume": return .double(volume)
+        case "Name": return .string("Lector test")
+        case "Position": return .int32(42)
+        case "Guarded": return .bool(false)
+        case "Any": return any
+        default: throw DBusError(name: "org.lector.Test.Error.Broken", message: "no value yet")
+        }
+    }
+
+    func setProperty(_ name: String, interface: String, value: Variant) throws(DBusError) {
+        switch name {
+        case "Volume": volume = value.double!
+        case "Any": any = value
+        default: throw .invalidArgs("Guarded refuses \(value.bool!)")
+        }
+    }
+}
+
+extension MainLoopTests {
+    @Test func exportsMethodsAndPropertiesToOtherProcesses() throws {
+        let bus = try PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        let object = TestObject()
+        let registration = try connection.register(object, path: "/org/lector/Test", interface: "org.lector.Test",
+                                                   introspectionXML: xml)
+        var acquired = false
+        let name = connection.ownName("org.lector.Test", onAcquired: { acquired = true }, onLost: {})
+        #expect(spin { acquired })
+
+        func gdbus(_ args: String...) throws -> String {
+            try run(["gdbus", "call", "--address", bus.address, "--dest", "org.lector.Test",
+                     "--object-path", "/org/lector/Test"] + args, mergeStderr: true).output
+        }
+        func send(_ args: String...) throws -> String {
+            try run(["dbus-send", "--bus=" + bus.address, "--print-reply", "--dest=org.lector.Test",
+                     "/org/lector/Test"] + args, mergeStderr: true).output
+        }
+        let properties = "org.freedesktop.DBus.Properties"
+
+        #expect(try gdbus("--method", "org.lector.Test.Echo", "héllo", "42") == "('héllo', int64 42)\n")
+        #expect(object.calls.last?.1 == [.string("héllo"), .int32(42)])
+        #expect(object.calls.last?.2.hasPrefix(":") == true)
+        #expect(try gdbus("--method", "org.lector.Test.Options", "{'b': <1>, 'a': <'x'>}") == "(['a', 'b'],)\n")
+
+        // GDBus refuses wrong argument types before the object sees them.
+        let calls = object.calls.count
+        let wrong = try send("org.lector.Test.Echo", "int32:1")
+        #expect(wrong.contains("org.freedesktop.DBus.Error.InvalidArgs"))
+        #expect(object.calls.count == calls)
+
+        let failed = try send("org.lector.Test.Fail")
+        #expect(failed.contains("Error org.lector.Test.Error.Custom: custom failure"), "\(failed)")
+        let wrongReturn = try send("org.lector.Test.WrongType")
+        #expect(wrongReturn.contains("Error org.freedesktop.DBus.Error.Failed: WrongType returned (i), not (s)"))
+
+        #expect(try gdbus("--method", properties + ".Get", "org.lector.Test", "Volume") == "(<1.0>,)\n")
+        #expect(try gdbus("--method", properties + ".Get", "org.lector.Test", "Position") == "(<int64 42>,)\n")
+        #expect(try gdbus("--method", properties + ".Set", "org.lector.Test", "Volume", "<0.5>") == "()\n")
+        #expect(object.volume == 0.5)
+        #expect(try gdbus("--method", properties + ".Get", "org.lector.Test", "Any") == "(<<'initial'>>,)\n")
+        let all = try gdbus("--method", properties + ".GetAll", "org.lector.Test")
+        #expect(all == "({'Any': <<'initial'>>, 'Guarded': <false>, 'Name': <'Lector test'>, 'Position': <int64 42>, 'Volume': <0.5>},)\n",
+                "\(all)")
+        let broken = try send(properties + ".Get", "string:org.lector.Test", "string:Broken")
+        #expect(broken.contains("Error org.lector.Test.Error.Broken: no value yet"), "\(broken)")
+        let guarded = try send(properties + ".Set", "string:org.lector.Test", "string:Guarded", "variant:boolean:true")
+        #expect(guarded.contains("Error org.freedesktop.DBus.Error.InvalidArgs: Guarded refuses true"), "\(guarded)")
+        let readOnly = try send(properties + ".Set", "string:org.lector.Test", "string:Name", "variant:string:x")
+        #expect(readOnly.contains("Error org.freedesktop.DBus.Error"), "\(readOnly)")
+        let wrongSetType = try send(properties + ".Set", "string:org.lector.Test", "string:Volume", "variant:int32:1")
+        #expect(wrongSetType.contains("Error org.freedesktop.DBus.Error.InvalidArgs"), "\(wrongSetType)")
+        #expect(try gdbus("--method", properties + ".Set", "org.lector.Test", "Any", "<<uint32 9>>") == "()\n")
+        #expect(object.any == .variant(.uint32(9)))
+        #expect(object.volume == 0.5)
+
+        // Our own client side: remote errors keep their name and lose GDBus's prefix.
+        let other = try DBusConnection.connect(address: bus.address)
+        #expect(other.nameHasOwner("org.lector.Test"))
+        #expect(!other.nameHasOwner("org.lector.Nobody"))
+        let error = #expect(throws: DBusError.self) {
+            try other.call(destination: "org.lector.Nobody", path: "/", interface: "org.lector.X", method: "Y",
+                           autoStart: false)
+        }
+        #expect(error?.name == "org.freedesktop.DBus.Error.NameHasNoOwner")
+        #expect(error?.message.hasPrefix("GDBus") == false)
+        #expect(error?.description == error?.message)
+        let invalid = #expect(throws: DBusError.self) {
+            try other.call(destination: "org.lector.Test", path: "no path", interface: "org.lector.Test", method: "Echo")
+        }
+        #expect(invalid?.name == "org.freedesktop.DBus.Error.InvalidArgs")
+        let names = try other.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                   interface: "org.freedesktop.DBus", method: "ListNames")
+        #expect(names.first?.array?.contains(.string("org.lector.Test")) == true)
+
+        // A second owner is refused at once (no queueing); the watch follows the name.
+        var otherAcquired = false, otherLost = false
+        let otherName = other.ownName("org.lector.Test", onAcquired: { otherAcquired = true }, onLost: { otherLost = true })
+        #expect(spin { otherLost })
+        #expect(!otherAcquired)
+        otherName.release()
+        var owners: [String] = []
+        var vanished = 0
+        let watch = other.watchName("org.lector.Test", appeared: { owners.append($0) }, vanished: { vanished += 1 })
+        #expect(spin { owners.count == 1 })
+        #expect(owners == [connection.uniqueName])
+        name.release()
+        name.release()
+        #expect(spin { vanished == 1 })
+        watch.cancel()
+
+        registration.unregister()
+        registration.unregister()
+        #expect(try send("org.lector.Test.Echo", "string:x", "int32:1").contains("Error"))
+    }
+
+    @Test func deliversSignals() throws {
+        let bus = try PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        var received: [SignalMessage] = []
+        let subscription = connection.subscribe(sender: nil, path: nil, interface: "org.lector.Test", member: nil) {
+            received.append($0)
+        }
+        var changes: [SignalMessage] = []
+        let changed = connection.subscribe(sender: connection.uniqueName, path: "/org/lector/Test",
+                                           interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged") {
+            changes.append($0)
+        }
+        connection.flush()
+        // From another process.
+        let emitted = try run(["dbus-send", "--bus=" + bus.address, "--type=signal", "/x", "org.lector.Test.Ping",
+                               "string:from dbus-send", "int32:7"], mergeStderr: true)
+        #expect(emitted.status == .exited(0), "\(emitted.output)")
+        #expect(spin { received.count == 1 })
+        #expect(received.first?.path == "/x")
+        #expect(received.first?.member == "Ping")
+        #expect(received.first?.interface == "org.lector.Test")
+        #expect(received.first?.arguments == [.string("from dbus-send"), .int32(7)])
+        #expect(received.first?.sender.hasPrefix(":") == true)
+        #expect(received.first?.sender != connection.uniqueName)
+
+        // From ourselves, through the bus.
+        connection.emitSignal(path: "/org/lector/Test", interface: "org.lector.Test", name: "Ping",
+                              arguments: [.string("self")])
+        #expect(spin { received.count == 2 })
+        #expect(received.last?.arguments == [.string("self")])
+        #expect(received.last?.sender == connection.uniqueName)
+
+        connection.emitPropertiesChanged(path: "/org/lector/Test", interface: "org.lector.Test",
+                                         changed: ["Volume": .double(0.5)], invalidated: ["Name"])
+        #expect(spin { changes.count == 1 })
+        #expect(changes.first?.arguments == [.string("org.lector.Test"), .vardict(["Volume": .double(0.5)]),
+                                             .strings(["Name"])])
+
+        subscription.cancel()
+        subscription.cancel()
+        connection.emitSignal(path: "/org/lector/Test", interface: "org.lector.Test", name: "Ping", arguments: [])
+        connection.emitSignal(path: "bad path", interface: "org.lector.Test", name: "Ping", arguments: [])
+        spin(milliseconds: 100) { false }
+        #expect(received.count == 2)
+        changed.cancel()
+    }
+
+    @Test func refusesBadRegistrations() throws {
+        let bus = try PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        let object = TestObject()
+        #expect(throws: GLibError.self) {
+            try connection.register(object, path: "/a", interface: "org.lector.Missing", introspectionXML: xml)
+        }
+        #expect(throws: GLibError.self) {
+            try connection.register(object, path: "/a", interface: "org.lector.Test", introspectionXML: "<node")
+        }
+        #expect(throws: GLibError.self) {
+            try connection.register(object, path: "a", interface: "org.lector.Test", introspectionXML: xml)
+        }
+        let first = try connection.register(object, path: "/a", interface: "org.lector.Test", introspectionXML: xml)
+        #expect(throws: GLibError.self) {
+            try connection.register(object, path: "/a", interface: "org.lector.Test", introspectionXML: xml)
+        }
+        first.unregister()
+        var lost = false
+        _ = connection.ownName("not a name", onAcquired: {}, onLost: { lost = true })
+        #expect(spin { lost })
+    }
+}
