@@ -45,9 +45,7 @@ public final class OptionParser {
     ///   - long: the long name without dashes, e.g. "verbose".
     ///   - short: a one-letter ASCII alias, or nil.
     public func flag(_ long: String, short: Character? = nil, _ description: String) -> Option<Bool> {
-        let option = Option(false)
-        specs.append(OptionSpec(long: long, short: short, description: description, argument: nil, kind: .flag(option)))
-        return option
+        add(false, Kind.flag, long, short, description, argument: nil)
     }
 
     /// An option with a text argument (`G_OPTION_ARG_STRING`, converted from the locale's encoding to
@@ -56,29 +54,28 @@ public final class OptionParser {
     ///   - argument: the argument's name in the help, e.g. "VOICE".
     public func string(_ long: String, short: Character? = nil, _ description: String,
                        argument: String) -> Option<String?> {
-        let option = Option<String?>(nil)
-        specs.append(OptionSpec(long: long, short: short, description: description, argument: argument,
-                                kind: .string(option)))
-        return option
+        add(nil, Kind.string, long, short, description, argument: argument)
     }
 
     /// An option with a decimal integer argument (optional sign, 64-bit range); nil when not given. Other
     /// text fails the parse with GLib's message ("Cannot parse integer value “x” for --long").
     public func integer(_ long: String, short: Character? = nil, _ description: String,
                         argument: String) -> Option<Int?> {
-        let option = Option<Int?>(nil)
-        specs.append(OptionSpec(long: long, short: short, description: description, argument: argument,
-                                kind: .integer(option)))
-        return option
+        add(nil, Kind.integer, long, short, description, argument: argument)
     }
 
     /// An option with a floating-point argument (`g_strtod`: "1.5" in any locale); nil when not given.
     /// Other text fails the parse with GLib's message ("Cannot parse double value “x” for --long").
     public func double(_ long: String, short: Character? = nil, _ description: String,
                        argument: String) -> Option<Double?> {
-        let option = Option<Double?>(nil)
+        add(nil, Kind.double, long, short, description, argument: argument)
+    }
+
+    private func add<Value>(_ initial: Value, _ kind: (Option<Value>) -> Kind, _ long: String, _ short: Character?,
+                            _ description: String, argument: String?) -> Option<Value> {
+        let option = Option(initial)
         specs.append(OptionSpec(long: long, short: short, description: description, argument: argument,
-                                kind: .double(option)))
+                                kind: kind(option)))
         return option
     }
 
