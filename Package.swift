@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "SpeechCore"),
         // Thin layers over one C library each
         .target(name: "Segmentation", dependencies: ["CLectorICU", "SpeechCore"]),
-        .target(name: "Synthesis", dependencies: ["CESpeakNG", "SpeechCore"]),
+        .target(name: "Synthesis", dependencies: ["CESpeakNG"]),
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims"]),
         // The daemon, the client and the worker, wired together
@@ -31,6 +31,9 @@ let package = Package(
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
         .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio"]),
+        .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon"]),
+        .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
         .testTarget(name: "IntegrationTests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]

@@ -105,6 +105,18 @@ public struct SpeechManager: Sendable {
         }
     }
 
+    /// Changes the speaking rate (words per minute) of the current utterance and of what is queued. While
+    /// reading or paused, the current sentence starts again at the new rate (paused stays paused).
+    public mutating func changeRate(_ rate: Int) -> [SpeechAction] {
+        for i in queue.indices { queue[i].rate = rate }
+        guard var u = current, u.rate != rate else { return [] }
+        u.rate = rate
+        current = u
+        guard state != .stopped else { return [] }
+        needsRestart = false
+        return [.start(u, sentence: sentenceIndex, corked: state == .paused)]
+    }
+
     /// The start of sentence `index` was heard.
     public mutating func sentenceHeard(_ index: Int) -> [SpeechAction] {
         guard state != .stopped, let u = current, u.sentences.indices.contains(index) else { return [] }

@@ -1,1 +1,4 @@
-print("lector")
+@preconcurrency import Glibc
+import LectorDaemon
+
+exit(Command.main(CommandLine.arguments))

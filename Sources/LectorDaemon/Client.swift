@@ -1,0 +1,192 @@
+@preconcurrency import Glibc
+import GLibKit
+import SpeechCore
+
+/// The command-line side: talks to the daemon over the session bus, starting it when asked to.
+final class Client {
+    enum ConnectError: Error, CustomStringConvertible {
+        case noBus(String)
+        case notRunning
+        case cannotStart(String)
+        var description: String {
+            switch self {
+            case .noBus(let m): return "cannot reach the session bus: \(m)"
+            case .notRunning: return "Lector is not running"
+            case .cannotStart(let m): return "cannot start Lector's daemon: \(m)"
+            }
+        }
+    }
+
+    let connection: DBusConnection
+
+    private init(connection: DBusConnection) {
+        self.connection = connection
+    }
+
+    /// Connects to the session bus and makes sure a daemon owns `org.lector.Lector`: by D-Bus activation when
+    /// Lector is installed, else by starting `lector daemon` detached (its log then goes to
+    /// `$XDG_STATE_HOME/lector/daemon.log`), then waiting up to 10 s for the name.
+    static func connect(startingDaemon: Bool) throws(ConnectError) -> Client {
+        let connection: DBusConnection
+        do { connection = try DBusConnection.session() } catch { throw .noBus(error.message) }
+        let client = Client(connection: connection)
+        if connection.nameHasOwner(Names.bus) { return client }
+        guard startingDaemon else { throw .notRunning }
+        let activated = (try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                              interface: "org.freedesktop.DBus", method: "StartServiceByName",
+                                              arguments: [.string(Names.bus), .uint32(0)], timeoutMilliseconds: 10_000)) != nil
+        if !activated { try spawnDaemon() }
+        let deadline = MainContext.monotonicMicroseconds + 10_000_000
+        while !connection.nameHasOwner(Names.bus) {
+            if MainContext.monotonicMicroseconds > deadline {
+                throw .cannotStart("it did not appear on the session bus within 10 s; see \(logPath())")
+            }
+            usleep(5_000)
+        }
+        return client
+    }
+
+    /// Where a daemon started by the command line logs.
+    static func logPath() -> String { UserDirs.state + "/lector/daemon.log" }
+
+    /// glibc's POSIX_SPAWN_SETSID (spawn.h, behind _GNU_SOURCE, so not visible to Swift).
+    private static let posixSpawnSetsid: Int16 = 0x80
+
+    private static func spawnDaemon() throws(ConnectError) {
+        let dir = UserDirs.state + "/lector"
+        _ = mkdir(UserDirs.state, 0o700)
+        _ = mkdir(dir, 0o700)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath(), O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Self.posixSpawnSetsid) // a session of its own: it outlives the terminal
+        let argv = [executablePath(), "daemon"]
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, environ)
+        guard rc == 0 else { throw .cannotStart(String(cString: strerror(rc))) }
+    }
+
+    private func lector(_ method: String, _ arguments: [Variant] = []) throws(DBusError) -> [Variant] {
+        try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface, method: method,
+                            arguments: arguments, autoStart: false)
+    }
+
+    /// Calls Pause, Resume, Stop or Toggle. Returns the exit status.
+    func call(_ method: String) -> Int32 {
+        do { _ = try lector(method) } catch {
+            printError(error.description)
+            return 1
+        }
+        return 0
+    }
+
+    /// Speak; with `wait`, runs until the utterance's Finished, Stopped or fatal Error signal (or the daemon
+    /// vanishing). Returns the exit status: 0 read or stopped, 1 refused or failed.
+    func speak(_ text: String, options: SpeakOptions, wait: Bool) -> Int32 {
+        var dict: [String: Variant] = [:]
+        if let v = options.language { dict["language"] = .string(v) }
+        if let v = options.voice { dict["voice"] = .string(v) }
+        if let v = options.rate { dict["rate"] = .int32(Int32(clamping: v)) }
+        if let v = options.pitch { dict["pitch"] = .int32(Int32(clamping: v)) }
+        if options.queue { dict["queue"] = .bool(true) }
+        if let v = options.title { dict["title"] = .string(v) }
+        if let v = options.url { dict["url"] = .string(v) }
+
+        // Subscribe before asking, so that no event can be missed.
+        var ended: [UInt64: Int32] = [:]
+        var vanished = false
+        let loop = MainLoop()
+        var waitingFor: UInt64 = 0
+        var subscription: Subscription?
+        var watch: NameWatch?
+        if wait {
+            subscription = connection.subscribe(sender: Names.bus, path: Names.path, interface: Names.interface, member: nil) { message in
+                guard let id = message.arguments.first?.uint64 else { return }
+                switch message.member {
+                case "Finished", "Stopped": ended[id] = 0
+                case "Error" where message.arguments.count == 3 && message.arguments[2].bool == true:
+                    printError(message.arguments[1].string ?? "reading failed")
+                    ended[id] = 1
+                case "Error":
+                    printError("warning: " + (message.arguments[1].string ?? ""))
+                default: return
+                }
+                if id == waitingFor { loop.quit() }
+            }
+            watch = connection.watchName(Names.bus, appeared: { _ in }, vanished: {
+                vanished = true
+                loop.quit()
+            })
+        }
+        defer { subscription?.cancel(); watch?.cancel() }
+
+        let id: UInt64
+        do {
+            let reply = try lector("Speak", [.string(text), .vardict(dict)])
+            guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return 1 }
+            id = value
+        } catch {
+            printError(error.description)
+            return 1
+        }
+        guard wait else { return 0 }
+        waitingFor = id
+        while ended[id] == nil && !vanished {
+            // Events that came while Speak was being answered are dispatched here first.
+            while MainContext.iterate(mayBlock: false) {}
+            if ended[id] != nil || vanished { break }
+            loop.run()
+        }
+        if let status = ended[id] { return status }
+        printError("Lector's daemon exited while reading")
+        return 1
+    }
+
+    /// Prints `key: value` lines (see `lector status --help`).
+    func printStatus() -> Int32 {
+        let all: [String: Variant]
+        let position: Int64
+        do {
+            let reply = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+                                            method: "GetAll", arguments: [.string(Names.interface)], autoStart: false)
+            guard let d = reply.first?.dictionary else { printError("unexpected reply from the daemon"); return 1 }
+            all = d.mapValues { $0.unboxed }
+            let p = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+                                        method: "Get", arguments: [.string(Names.interface), .string("Position")], autoStart: false)
+            position = p.first?.unboxed.int64 ?? 0
+        } catch {
+            printError(error.description)
+            return 1
+        }
+        let text = all["Text"]?.string ?? ""
+        var sentence = ""
+        if case .tuple(let t)? = all["Sentence"], t.count == 3, let start = t[1].uint32, let length = t[2].uint32 {
+            let scalars = Array(text.unicodeScalars)
+            let lo = min(Int(start), scalars.count), hi = min(lo + Int(length), scalars.count)
+            sentence = String(String.UnicodeScalarView(scalars[lo..<hi])).split(whereSeparator: \.isNewline).joined(separator: " ")
+        }
+        print("state: \(all["State"]?.string ?? "")")
+        print("utterance: \(all["Utterance"]?.uint64 ?? 0)")
+        print("language: \(all["Language"]?.string ?? "")")
+        print("voice: \(all["Voice"]?.string ?? "")")
+        print("position: \(seconds(position))")
+        print("length: \(seconds(all["Length"]?.int64 ?? 0))")
+        print("sentence: \(sentence)")
+        return 0
+    }
+}
+
+/// µs as seconds with three decimals: 1234567 → "1.234".
+func seconds(_ microseconds: Int64) -> String {
+    let ms = max(0, microseconds) / 1000
+    let frac = String(ms % 1000)
+    return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+}

@@ -1,0 +1,183 @@
+@preconcurrency import Glibc
+import GLibKit
+import SpeechCore
+import Synthesis
+
+/// The `lector` command line: `lector COMMAND [OPTIONS…]`, each command with its own GOptionContext and `--help`.
+public enum Command {
+    static let commands: [(name: String, summary: String)] = [
+        ("read", "Read text aloud (arguments, --file, or standard input)"),
+        ("pause", "Pause reading (silent at once, nothing lost)"),
+        ("resume", "Resume reading where it paused"),
+        ("toggle", "Pause, resume, or read the last text again"),
+        ("stop", "Stop reading"),
+        ("status", "Show what is being read"),
+        ("voices", "List the voices and languages eSpeak NG offers"),
+        ("daemon", "Run the reading daemon (started on demand by the other commands)"),
+    ]
+
+    /// Runs the command in `arguments` (argv, with argv[0]) and returns the exit status:
+    /// 0 success, 1 failure (one line on standard error), 2 usage error, 3 `status` with no daemon.
+    public static func main(_ arguments: [String]) -> Int32 {
+        signal(SIGPIPE, SIG_IGN) // a dead worker or client must be an error, not the end of the process
+        OptionParser.setProgramName("lector")
+        let args = Array(arguments.dropFirst())
+        guard let name = args.first, !name.hasPrefix("-") else { return topLevel(arguments) }
+        let rest = ["lector " + name] + args.dropFirst()
+        switch name {
+        case "worker": return Worker.run(input: 0, output: 1)
+        case "daemon": return daemon(rest)
+        case "read": return read(rest)
+        case "pause", "resume", "stop", "toggle": return control(name, rest)
+        case "status": return status(rest)
+        case "voices": return voices(rest)
+        default:
+            printError("unknown command '\(name)'; `lector --help` lists the commands")
+            return 2
+        }
+    }
+
+    private static func topLevel(_ arguments: [String]) -> Int32 {
+        let width = commands.map(\.name.count).max() ?? 0
+        let list = commands.map { "  " + $0.name + String(repeating: " ", count: width - $0.name.count + 2) + $0.summary }
+        let parser = OptionParser(parameterString: "COMMAND [OPTION…]",
+                                  summary: "Reads text aloud with eSpeak NG; a media player on the session bus (MPRIS).\n\nCommands:\n" + list.joined(separator: "\n"),
+                                  description: "`lector COMMAND --help` describes each command.")
+        do { _ = try parser.parse(arguments) } catch {
+            printError(error.description)
+            return 2
+        }
+        fputs(parser.helpText, stdout)
+        return arguments.count > 1 ? 0 : 2
+    }
+
+    /// Parses with `parser`, printing GLib's message on a usage error.
+    private static func parse(_ parser: OptionParser, _ args: [String]) -> [String]? {
+        do { return try parser.parse(args) } catch {
+            printError(error.description)
+            return nil
+        }
+    }
+
+    // MARK: daemon
+
+    private static func daemon(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "", summary: "Runs Lector's daemon in the foreground: the one reader of this session, on the session bus as org.lector.Lector and org.mpris.MediaPlayer2.lector.")
+        let instance = parser.flag("instance", "A separate player: owns org.mpris.MediaPlayer2.lector.instance<PID> only")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.isEmpty else { printError("daemon takes no arguments"); return 2 }
+        return Daemon(instance: instance.value).run()
+    }
+
+    // MARK: read
+
+    private static func read(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "[TEXT… | -]",
+                                  summary: "Reads TEXT aloud (or the file given with --file, or standard input). It replaces what is being read, unless --queue.",
+                                  description: "Languages are BCP 47 tags (en, en-GB, pt-BR, de); `lector voices` lists them.")
+        let lang = parser.string("lang", short: "l", "Language of the text (BCP 47 tag)", argument: "TAG")
+        let voice = parser.string("voice", short: "v", "eSpeak NG voice name", argument: "NAME")
+        let rate = parser.integer("rate", short: "r", "Speaking rate in words per minute (80-450, default 175)", argument: "WPM")
+        let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
+        let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8)", argument: "FILE")
+        let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
+        let wait = parser.flag("wait", short: "w", "Return when reading ends")
+        let output = parser.string("output", short: "o", "Render to a WAV file instead of playing (no daemon, no sound server)", argument: "FILE.wav")
+        guard let rest = parse(parser, args) else { return 2 }
+
+        var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
+        let text: String
+        switch Input.text(arguments: rest, file: file.value) {
+        case .failure(let error):
+            printError(error.message)
+            return error.usage ? 2 : 1
+        case .success(let input):
+            text = input.text
+            options.title = input.title
+            options.url = input.url
+        }
+
+        if let output = output.value {
+            let preparer = UtterancePreparer()
+            do {
+                let utterance = try preparer.prepare(text, options: options)
+                _ = try OfflineRenderer.render(utterance, to: output)
+                return 0
+            } catch let error as PrepareError {
+                printError(error.message)
+            } catch {
+                printError("\(error)")
+            }
+            return 1
+        }
+
+        let client: Client
+        do { client = try Client.connect(startingDaemon: true) } catch {
+            printError(error.description)
+            return 1
+        }
+        return client.speak(text, options: options, wait: wait.value)
+    }
+
+    // MARK: control
+
+    private static func control(_ name: String, _ args: [String]) -> Int32 {
+        let summaries = ["pause": "Pauses reading: the sound stops at once and nothing is lost.",
+                         "resume": "Resumes reading at the exact point where it paused.",
+                         "stop": "Stops reading and discards what was queued. `lector toggle` reads the text again.",
+                         "toggle": "Pauses when reading, resumes when paused, reads the last text again when stopped."]
+        let parser = OptionParser(parameterString: "", summary: summaries[name])
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.isEmpty else { printError("\(name) takes no arguments"); return 2 }
+        let client: Client
+        do { client = try Client.connect(startingDaemon: name == "toggle") } catch {
+            if case .notRunning = error { return 0 } // nothing reads: nothing to pause or stop
+            printError(error.description)
+            return 1
+        }
+        return client.call(name.prefix(1).uppercased() + name.dropFirst())
+    }
+
+    // MARK: status
+
+    private static func status(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "", summary: "Shows the state (reading, paused, stopped), the text's language and voice, the position and length in seconds, and the sentence being read.")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.isEmpty else { printError("status takes no arguments"); return 2 }
+        let client: Client
+        do { client = try Client.connect(startingDaemon: false) } catch {
+            if case .notRunning = error { print("state: not running"); return 3 }
+            printError(error.description)
+            return 1
+        }
+        return client.printStatus()
+    }
+
+    // MARK: voices
+
+    private static func voices(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "", summary: "Lists eSpeak NG's voices, one a line: BCP 47 tag, name, identifier, gender (tab-separated).")
+        let lang = parser.string("lang", short: "l", "Only the voices for this language (BCP 47 tag)", argument: "TAG")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.isEmpty else { printError("voices takes no arguments"); return 2 }
+        let voices = VoiceCatalog.load()
+        var selected = voices
+        if let tag = lang.value {
+            let matcher = LanguageMatcher(voices: voices)
+            do {
+                let match = try matcher.match(tag)
+                let primary = match.tag.split(separator: "-").first.map { String($0).lowercased() } ?? ""
+                selected = voices.filter { v in
+                    v == match.voice || v.languages.contains { $0.split(separator: "-").first.map { String($0).lowercased() } == primary }
+                }
+            } catch {
+                printError(error.description)
+                return 1
+            }
+        }
+        for v in selected {
+            print([v.languages.first ?? "", v.name, v.identifier, v.gender.dbusName].joined(separator: "\t"))
+        }
+        return 0
+    }
+}

@@ -1,0 +1,118 @@
+@preconcurrency import Glibc
+import Audio
+import GLibKit
+import SpeechCore
+
+/// `lector daemon`: the one shared instance per desktop session. Owns `org.lector.Lector` (and, with the MPRIS
+/// adaptor, `org.mpris.MediaPlayer2.lector`), runs everything on one GLib main loop, and ends cleanly on
+/// SIGTERM/SIGINT.
+public final class Daemon {
+    private let loop = MainLoop()
+    private let server: SoundServer
+    private let synthesis: SynthesisClient
+    private let engine: ReadingEngine
+    private let preparer = UtterancePreparer()
+    private let lector: LectorService
+    private var mpris: MPRISService!
+    private let instance: Bool
+    private var ownership: NameOwnership?
+    private var mprisOwnership: NameOwnership?
+    private var exitCode: Int32 = 0
+    private var changePending: Source?
+
+    /// Sets up (nothing is connected yet). With `instance`, the daemon is a deliberately separate player: it
+    /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name.
+    public init(instance: Bool = false) {
+        self.instance = instance
+        server = SoundServer(applicationName: "Lector", properties: [
+            "application.name": "Lector",
+            "application.id": Names.applicationID,
+            "application.icon_name": Names.applicationID,
+        ])
+        synthesis = SynthesisClient(argv: [executablePath(), "worker"])
+        engine = ReadingEngine(server: server, synthesis: synthesis)
+        lector = LectorService(engine: engine, preparer: preparer)
+        mpris = MPRISService(engine: engine, lector: lector, quit: { [unowned self] in self.loop.quit() })
+    }
+
+    /// The MPRIS bus name: `org.mpris.MediaPlayer2.lector`, or `….lector.instance<pid>` for a separate instance.
+    private var mprisName: String {
+        instance ? "org.mpris.MediaPlayer2.lector.instance\(getpid())" : "org.mpris.MediaPlayer2.lector"
+    }
+
+    /// Runs the daemon until it is told to quit; returns the process exit status (0, or 1 when another
+    /// daemon already owns the name or the bus cannot be reached).
+    public func run() -> Int32 {
+        let connection: DBusConnection
+        do { connection = try DBusConnection.session() } catch {
+            printError("cannot connect to the session bus: \(error)")
+            return 1
+        }
+        engine.onEvent = { [unowned self] event, position in self.lector.emit(event, position: position) }
+        engine.onChange = { [unowned self] in self.scheduleAnnouncement() }
+        // Objects first, then the name: a client that reacts to the name appearing always finds them.
+        do {
+            try lector.export(on: connection)
+            try mpris.export(on: connection)
+        } catch {
+            printError("cannot export Lector's D-Bus object: \(error)")
+            return 1
+        }
+        var acquired = false
+        let ownMPRIS = { [unowned self] in
+            mprisOwnership = connection.ownName(mprisName, onAcquired: { [unowned self] in
+                Log.message("media keys and desktop widgets reach Lector as \(self.mprisName)")
+            }, onLost: { [unowned self] in
+                Log.warning("cannot own \(self.mprisName): another program has it; media keys will not reach Lector")
+            })
+        }
+        if instance {
+            ownMPRIS()
+        } else {
+          ownership = connection.ownName(Names.bus, onAcquired: {
+            acquired = true
+            Log.message("reading for this session as \(Names.bus)")
+            ownMPRIS()
+          }, onLost: { [unowned self] in
+            if acquired {
+                Log.warning("lost the bus name \(Names.bus); exiting")
+            } else {
+                printError("another Lector daemon already runs on this session bus")
+            }
+            self.exitCode = 1
+            self.loop.quit()
+          })
+        }
+        server.connect()
+        for signal in [SIGTERM, SIGINT, SIGHUP] {
+            MainContext.unixSignal(signal) { [unowned self] in
+                self.loop.quit()
+                return false
+            }
+        }
+        loop.run()
+        try? engine.apply { m in m.stop() }
+        synthesis.terminate()
+        mprisOwnership?.release()
+        ownership?.release()
+        connection.flush()
+        server.disconnect()
+        return exitCode
+    }
+
+    /// PropertiesChanged is coalesced: one idle callback after a burst of changes.
+    private func scheduleAnnouncement() {
+        guard changePending == nil else { return }
+        changePending = MainContext.idle { [unowned self] in
+            self.changePending = nil
+            self.lector.announceChanges()
+            self.mpris.announceChanges()
+        }
+    }
+}
+
+/// Prints `lector: message` as one line on standard error.
+func printError(_ message: String) {
+    let line = "lector: " + message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
+    fputs(line, stderr)
+}

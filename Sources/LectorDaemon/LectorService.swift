@@ -1,0 +1,164 @@
+import GLibKit
+import SpeechCore
+import Synthesis
+
+/// Lector's own D-Bus interface, `org.lector.Lector1` at `/org/lector/Lector` (data/org.lector.Lector1.xml):
+/// methods onto the engine, events as signals, properties with PropertiesChanged coalesced on the main loop.
+final class LectorService: DBusObject {
+    private let engine: ReadingEngine
+    private let preparer: UtterancePreparer
+    private weak var connection: DBusConnection?
+    private var announced: [String: Variant] = [:]
+
+    init(engine: ReadingEngine, preparer: UtterancePreparer) {
+        self.engine = engine
+        self.preparer = preparer
+    }
+
+    /// Exports the object on `connection` (before the bus name is owned).
+    func export(on connection: DBusConnection) throws(GLibError) {
+        self.connection = connection
+        _ = try connection.register(self, path: Names.path, interface: Names.interface, introspectionXML: Introspection.lector)
+        announced = properties()
+    }
+
+    // MARK: DBusObject
+
+    func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
+        switch method {
+        case "Speak":
+            guard arguments.count == 2, let text = arguments[0].string, let options = arguments[1].dictionary else {
+                throw .invalidArgs("Speak takes (s text, a{sv} options)")
+            }
+            let id = try speak(text, options: try Self.speakOptions(options))
+            return [.uint64(id)]
+        case "Pause": try transition { m in m.pause() }
+        case "Resume": try transition { m in m.resume() }
+        case "Stop": try transition { m in m.stop() }
+        case "Toggle": try transition { m throws(SpeechError) in try m.toggle() }
+        case "ListVoices":
+            let voices = preparer.voices.map { v in
+                Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
+            }
+            return [.array(elementType: "(ssass)", voices)]
+        default:
+            throw .unknownMethod("no method \(method) in \(interface)")
+        }
+        return []
+    }
+
+    func property(_ name: String, interface: String) throws(DBusError) -> Variant {
+        if name == "Position" { return .int64(engine.position) }
+        guard let value = properties()[name] else { throw .unknownProperty("no property \(name) in \(interface)") }
+        return value
+    }
+
+    func setProperty(_ name: String, interface: String, value: Variant) throws(DBusError) {
+        throw .propertyReadOnly("\(name) is read-only")
+    }
+
+    // MARK: methods
+
+    /// Reads `text` with `options`; returns the utterance id.
+    func speak(_ text: String, options: SpeakOptions) throws(DBusError) -> UInt64 {
+        let utterance: Utterance
+        do { utterance = try preparer.prepare(text, options: options) } catch {
+            Log.message("refused a text: \(error.message)")
+            throw DBusError(name: error.name, message: error.message)
+        }
+        try transition { m in m.speak(utterance, queue: options.queue) }
+        return utterance.id
+    }
+
+    private func transition(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(DBusError) {
+        do { try engine.apply(body) } catch {
+            throw DBusError(name: error == .nothingToPlay ? "org.lector.Lector1.Error.NothingToPlay" : "org.freedesktop.DBus.Error.InvalidArgs",
+                            message: error.description)
+        }
+    }
+
+    static func speakOptions(_ d: [String: Variant]) throws(DBusError) -> SpeakOptions {
+        var o = SpeakOptions()
+        for (key, boxed) in d {
+            let value = boxed.unboxed
+            switch key {
+            case "language": o.language = try string(value, key)
+            case "voice": o.voice = try string(value, key)
+            case "title": o.title = try string(value, key)
+            case "url": o.url = try string(value, key)
+            case "rate": o.rate = try integer(value, key)
+            case "pitch": o.pitch = try integer(value, key)
+            case "queue":
+                guard let b = value.bool else { throw .invalidArgs("option 'queue' must be a boolean (b)") }
+                o.queue = b
+            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, title, url")
+            }
+        }
+        return o
+    }
+
+    private static func string(_ v: Variant, _ key: String) throws(DBusError) -> String {
+        guard let s = v.string else { throw .invalidArgs("option '\(key)' must be a string (s)") }
+        return s
+    }
+
+    private static func integer(_ v: Variant, _ key: String) throws(DBusError) -> Int {
+        guard let i = v.int64, let n = Int(exactly: i) else { throw .invalidArgs("option '\(key)' must be an integer (i)") }
+        return n
+    }
+
+    // MARK: events and properties
+
+    /// Sends `event` as its signal, at once (events are ordered and timed by the engine).
+    func emit(_ event: SpeechEvent, position: Int64) {
+        let id = Variant.uint64(event.utterance)
+        let (name, args): (String, [Variant])
+        switch event {
+        case .started: (name, args) = ("Started", [id])
+        case .sentence(_, let index, let range):
+            (name, args) = ("Sentence", [id, .uint32(UInt32(index)), .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count))])
+        case .word(_, let range): (name, args) = ("Word", [id, .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count))])
+        case .paused: (name, args) = ("Paused", [id, .int64(position)])
+        case .resumed: (name, args) = ("Resumed", [id, .int64(position)])
+        case .stopped: (name, args) = ("Stopped", [id])
+        case .finished: (name, args) = ("Finished", [id])
+        case .error(_, let message, let fatal): (name, args) = ("Error", [id, .string(message), .bool(fatal)])
+        }
+        connection?.emitSignal(path: Names.path, interface: Names.interface, name: name, arguments: args)
+    }
+
+    /// Announces the properties that changed since the last announcement (one PropertiesChanged, or none).
+    func announceChanges() {
+        let now = properties()
+        let changed = now.filter { announced[$0.key] != $0.value }
+        guard !changed.isEmpty else { return }
+        announced = now
+        connection?.emitPropertiesChanged(path: Names.path, interface: Names.interface, changed: changed)
+    }
+
+    private func properties() -> [String: Variant] {
+        let m = engine.manager
+        let u = m.current
+        let sentence = u.map { $0.sentences[min(m.sentenceIndex, $0.sentences.count - 1)].range } ?? 0..<0
+        return [
+            "State": .string(m.state.rawValue),
+            "Utterance": .uint64(u?.id ?? 0),
+            "Text": .string(u?.text ?? ""),
+            "Language": .string(u?.language ?? ""),
+            "Voice": .string(u?.voiceName ?? ""),
+            "Sentence": .tuple([.uint32(UInt32(m.sentenceIndex)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))]),
+            "Length": .int64(engine.length),
+        ]
+    }
+}
+
+extension Voice.Gender {
+    /// "male", "female" or "" as Lector's D-Bus interface spells it.
+    var dbusName: String {
+        switch self {
+        case .male: return "male"
+        case .female: return "female"
+        default: return ""
+        }
+    }
+}

@@ -1,0 +1,245 @@
+@preconcurrency import Glibc
+import GLibKit
+import SpeechCore
+
+/// The MPRIS2 adaptor: `org.mpris.MediaPlayer2` and `org.mpris.MediaPlayer2.Player` at `/org/mpris/MediaPlayer2`
+/// (Media Player Remote Interfacing Specification 2.2), so media keys, playerctl and the GNOME/KDE widgets
+/// control the speech.
+///
+/// Mapping: PlaybackStatus Playing/Paused/Stopped = reading/paused/stopped; Next/Previous move by sentence;
+/// Rate 1.0 = the default speaking rate (175 wpm); Volume = stream volume; Position = audio heard (µs).
+final class MPRISService: DBusObject {
+    static let path = "/org/mpris/MediaPlayer2"
+    static let rootInterface = "org.mpris.MediaPlayer2"
+    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
+    static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
+    /// Largest text OpenUri reads (bytes).
+    static let maximumFileSize = Input.maximumBytes
+    /// `xesam:asText` carries at most this many characters of the text (whole books would travel with every
+    /// metadata change otherwise).
+    static let maximumAsText = 65_536
+
+    private let engine: ReadingEngine
+    private let lector: LectorService
+    private let quit: () -> Void
+    private weak var connection: DBusConnection?
+    private var announced: [String: [String: Variant]] = [:]
+    private let artURL: String?
+
+    init(engine: ReadingEngine, lector: LectorService, quit: @escaping () -> Void) {
+        self.engine = engine
+        self.lector = lector
+        self.quit = quit
+        artURL = Self.findIcon().flatMap(pathToFileURI)
+    }
+
+    /// Exports both interfaces on `connection` (before the MPRIS name is owned).
+    func export(on connection: DBusConnection) throws(GLibError) {
+        self.connection = connection
+        _ = try connection.register(self, path: Self.path, interface: Self.rootInterface, introspectionXML: Introspection.mpris)
+        _ = try connection.register(self, path: Self.path, interface: Self.playerInterface, introspectionXML: Introspection.mpris)
+        announced = [Self.rootInterface: rootProperties(), Self.playerInterface: playerProperties()]
+    }
+
+    // MARK: DBusObject
+
+    func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
+        let m = engine.manager
+        switch (interface, method) {
+        case (Self.rootInterface, "Raise"): break // CanRaise is false: no window to raise
+        case (Self.rootInterface, "Quit"): quit()
+        case (Self.playerInterface, "Play"):
+            guard m.current != nil else { break } // spec: no effect when there is nothing to play
+            try transition { m throws(SpeechError) in try m.play() }
+        case (Self.playerInterface, "Pause"): try transition { m in m.pause() }
+        case (Self.playerInterface, "PlayPause"):
+            guard m.current != nil else { break }
+            try transition { m throws(SpeechError) in try m.toggle() }
+        case (Self.playerInterface, "Stop"): try transition { m in m.stop() }
+        case (Self.playerInterface, "Next"):
+            guard let u = m.current, m.sentenceIndex + 1 < u.sentences.count else { break }
+            try jump(to: m.sentenceIndex + 1)
+        case (Self.playerInterface, "Previous"):
+            guard m.current != nil else { break }
+            try jump(to: max(0, m.sentenceIndex - 1))
+        case (Self.playerInterface, "Seek"):
+            guard let offset = arguments.first?.int64 else { throw .invalidArgs("Seek takes (x offset)") }
+            guard m.current != nil else { break }
+            let (target, overflow) = engine.position.addingReportingOverflow(offset)
+            try seek(to: overflow ? (offset > 0 ? Int64.max : 0) : target)
+        case (Self.playerInterface, "SetPosition"):
+            guard arguments.count == 2, case .objectPath(let track) = arguments[0], let position = arguments[1].int64 else {
+                throw .invalidArgs("SetPosition takes (o track, x position)")
+            }
+            // Spec: ignored for a track that is not the current one, and for a position outside [0, length].
+            guard track == trackID, position >= 0, position <= engine.length else { break }
+            try seek(to: position)
+        case (Self.playerInterface, "OpenUri"):
+            guard let uri = arguments.first?.string else { throw .invalidArgs("OpenUri takes (s uri)") }
+            try open(uri)
+        default:
+            throw .unknownMethod("no method \(method) in \(interface)")
+        }
+        return []
+    }
+
+    func property(_ name: String, interface: String) throws(DBusError) -> Variant {
+        if interface == Self.playerInterface && name == "Position" { return .int64(engine.position) }
+        let all = interface == Self.rootInterface ? rootProperties() : playerProperties()
+        guard let value = all[name] else { throw .unknownProperty("no property \(name) in \(interface)") }
+        return value
+    }
+
+    func setProperty(_ name: String, interface: String, value: Variant) throws(DBusError) {
+        switch (interface, name) {
+        case (Self.playerInterface, "Volume"):
+            guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Volume is a number (d) from 0.0 to 1.0") }
+            engine.setVolume(v)
+        case (Self.playerInterface, "Rate"):
+            guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Rate is a number (d)") }
+            if v == 0 { try transition { m in m.pause() }; return } // spec: a rate of 0.0 acts as Pause
+            let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(UtterancePreparer.defaultRate)).rounded())
+            try transition { m in m.changeRate(wpm) }
+        case (Self.playerInterface, "LoopStatus"), (Self.playerInterface, "Shuffle"), (Self.rootInterface, "Fullscreen"):
+            break // not supported: the value stays as it is (None, false, false)
+        default:
+            throw .propertyReadOnly("\(name) cannot be set")
+        }
+    }
+
+    // MARK: methods
+
+    private func transition(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(DBusError) {
+        do { try engine.apply(body) } catch {
+            throw .failed(error.description)
+        }
+    }
+
+    private func jump(to sentence: Int) throws(DBusError) {
+        try transition { m throws(SpeechError) in try m.jump(toSentence: sentence) }
+        seeked()
+    }
+
+    private func seek(to position: Int64) throws(DBusError) {
+        do { try engine.seek(to: position) } catch { throw .failed(error.description) }
+        seeked()
+    }
+
+    private func seeked() {
+        connection?.emitSignal(path: Self.path, interface: Self.playerInterface, name: "Seeked", arguments: [.int64(engine.position)])
+    }
+
+    private func open(_ uri: String) throws(DBusError) {
+        guard uri.lowercased().hasPrefix("file:"), let path = fileURIToPath(uri) else {
+            throw .notSupported("only file: URIs can be opened (got '\(uri.prefix(200))')")
+        }
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw .failed("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .failed("cannot read \(path): not a regular file") }
+        guard st.st_size <= Self.maximumFileSize else { throw .failed("cannot read \(path): larger than \(Self.maximumFileSize >> 20) MiB") }
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch { throw .failed("cannot read \(path): \(error)") }
+        var options = SpeakOptions()
+        options.title = path.split(separator: "/").last.map(String.init)
+        options.url = uri
+        _ = try lector.speak(TextCleaner.clean(utf8: bytes), options: options)
+    }
+
+    // MARK: properties
+
+    static let minimumRate = Double(UtterancePreparer.rates.lowerBound) / Double(UtterancePreparer.defaultRate)
+    static let maximumRate = Double(UtterancePreparer.rates.upperBound) / Double(UtterancePreparer.defaultRate)
+
+    private var trackID: String {
+        guard let u = engine.manager.current else { return Self.noTrack }
+        return "/org/lector/Lector/utterance/\(u.id)"
+    }
+
+    private func rootProperties() -> [String: Variant] {
+        [
+            "CanQuit": .bool(true),
+            "Fullscreen": .bool(false),
+            "CanSetFullscreen": .bool(false),
+            "CanRaise": .bool(false),
+            "HasTrackList": .bool(false),
+            "Identity": .string("Lector"),
+            "DesktopEntry": .string(Names.applicationID),
+            "SupportedUriSchemes": .strings(["file"]),
+            "SupportedMimeTypes": .strings(["text/plain"]),
+        ]
+    }
+
+    private func playerProperties() -> [String: Variant] {
+        let m = engine.manager
+        let loaded = m.current != nil
+        let status: String
+        switch m.state {
+        case .reading: status = "Playing"
+        case .paused: status = "Paused"
+        case .stopped: status = "Stopped"
+        }
+        let rate = Double(m.current?.rate ?? UtterancePreparer.defaultRate) / Double(UtterancePreparer.defaultRate)
+        return [
+            "PlaybackStatus": .string(status),
+            "LoopStatus": .string("None"),
+            "Rate": .double(rate),
+            "Shuffle": .bool(false),
+            "Metadata": metadata(),
+            "Volume": .double(engine.volume),
+            "MinimumRate": .double(Self.minimumRate),
+            "MaximumRate": .double(Self.maximumRate),
+            "CanGoNext": .bool(m.current.map { m.sentenceIndex + 1 < $0.sentences.count } ?? false),
+            "CanGoPrevious": .bool(loaded),
+            "CanPlay": .bool(loaded),
+            "CanPause": .bool(loaded),
+            "CanSeek": .bool(loaded),
+            "CanControl": .bool(true),
+        ]
+    }
+
+    private func metadata() -> Variant {
+        guard let u = engine.manager.current else {
+            return .vardict(["mpris:trackid": .objectPath(Self.noTrack)])
+        }
+        let sentence = u.sentences[min(engine.manager.sentenceIndex, u.sentences.count - 1)].text
+        var d: [String: Variant] = [
+            "mpris:trackid": .objectPath(trackID),
+            "mpris:length": .int64(engine.length),
+            "xesam:title": .string(sentence.split(whereSeparator: \.isNewline).joined(separator: " ")),
+            "xesam:album": .string(u.title),
+            "xesam:asText": .string(u.text.count > Self.maximumAsText ? String(u.text.prefix(Self.maximumAsText)) + "…" : u.text),
+            "xesam:language": .string(u.language),
+            "xesam:artist": .strings([u.voiceName]),
+        ]
+        if let url = u.url { d["xesam:url"] = .string(url) }
+        if let artURL { d["mpris:artUrl"] = .string(artURL) }
+        return .vardict(d)
+    }
+
+    /// Announces what changed since the last announcement, one PropertiesChanged per interface (Position never).
+    func announceChanges() {
+        for (interface, now) in [(Self.rootInterface, rootProperties()), (Self.playerInterface, playerProperties())] {
+            let before = announced[interface] ?? [:]
+            let changed = now.filter { before[$0.key] != $0.value }
+            guard !changed.isEmpty else { continue }
+            announced[interface] = now
+            connection?.emitPropertiesChanged(path: Self.path, interface: interface, changed: changed)
+        }
+    }
+
+    /// Lector's icon: installed beside the binary's prefix, or in the source tree when run from a build.
+    private static func findIcon() -> String? {
+        let exe = executablePath()
+        var dir = String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
+        let relative = "icons/hicolor/scalable/apps/\(Names.applicationID).svg"
+        for _ in 0..<4 {
+            for candidate in [dir + "/share/" + relative, dir + "/data/" + relative] where fileTest(candidate, .isRegular) {
+                return candidate
+            }
+            guard let slash = dir.lastIndex(of: "/") else { break }
+            dir = String(dir[..<slash])
+        }
+        return nil
+    }
+}

@@ -1,0 +1,91 @@
+@preconcurrency import Glibc
+import GLibKit
+import SpeechCore
+import Synthesis
+
+/// `lector read --output PATH.wav`: drives the same synthesis worker as the daemon, with no daemon and no
+/// sound server, and writes what the daemon would play to a RIFF/WAVE file (16-bit mono, 22,050 Hz).
+/// A sentence that crashes eSpeak NG is skipped with a one-line warning, as in the daemon.
+struct OfflineRenderer {
+    /// Renders `utterance` to `path`. Returns the number of samples written.
+    /// - Throws: `RenderError` with a one-line message when the file cannot be written or the worker not started.
+    static func render(_ utterance: Utterance, to path: String) throws(RenderError) -> Int {
+        var samples: [Int16] = []
+        var worker: ChildProcess?
+        var decoder = WorkerFrameDecoder()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var configured = false
+
+        for (index, sentence) in utterance.sentences.enumerated() {
+            if worker == nil {
+                do { worker = try ChildProcess(argv: [executablePath(), "worker"]) } catch {
+                    throw RenderError(message: "cannot start the synthesis worker: \(error)")
+                }
+                decoder = WorkerFrameDecoder()
+                configured = false
+            }
+            guard let child = worker else { break }
+            if !configured {
+                writeAll(child.stdinFD, WorkerCodec.encode(.configure(voice: utterance.engineVoice, rate: utterance.rate, pitch: utterance.pitch)))
+                configured = true
+            }
+            let tag = UInt32(index + 1)
+            writeAll(child.stdinFD, WorkerCodec.encode(.synthesize(tag: tag, text: sentence.text)))
+            var done = false
+            var sentenceAudio: [Int16] = []
+            while !done {
+                let n = buffer.withUnsafeMutableBytes { read(child.stdoutFD, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { // the worker died on this sentence
+                    let excerpt = sentence.text.count > 60 ? String(sentence.text.prefix(57)) + "…" : sentence.text
+                    printError("warning: eSpeak NG crashed on sentence \(index + 1) (“\(excerpt)”); skipped it")
+                    child.kill()
+                    worker = nil
+                    sentenceAudio = []
+                    break
+                }
+                decoder.append(buffer[0..<n])
+                do {
+                    while let frame = try decoder.next() {
+                        switch frame {
+                        case .audio(let t, let pcm) where t == tag: sentenceAudio.append(contentsOf: pcm)
+                        case .end(let t, _) where t == tag: done = true
+                        case .failed(let t, let message) where t == tag:
+                            printError("warning: sentence \(index + 1) not read: \(message)")
+                            done = true
+                        default: break
+                        }
+                    }
+                } catch {
+                    throw RenderError(message: "the synthesis worker sent a malformed frame: \(error)")
+                }
+            }
+            samples.append(contentsOf: sentenceAudio)
+        }
+        worker?.closeStdin()
+
+        guard let file = fopen(path, "wb") else {
+            throw RenderError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        let header = WAV.header(sampleRate: ReadingEngine.sampleRate, samples: samples.count)
+        let ok = header.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
+            && samples.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
+        guard ok else { throw RenderError(message: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        return samples.count
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
+    }
+}
+
+/// A failure of offline rendering, one line.
+struct RenderError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -1,0 +1,353 @@
+import Audio
+import GLibKit
+import SpeechCore
+import Synthesis
+
+/// Carries out what `SpeechManager` decides: synthesis in the worker, playback on a PulseAudio stream,
+/// events at the moment they are heard, position from what the server has played.
+///
+/// All of it runs on the GLib main loop. One `Run` is one stream playing one utterance from one sentence on;
+/// starting, seeking and stopping end the run (the stream is closed: queued audio is discarded at once).
+final class ReadingEngine {
+    /// eSpeak NG 1.51 renders 22,050 Hz mono.
+    static let sampleRate = 22_050
+    /// How far synthesis may run ahead of playback, in samples (10 s).
+    static let lookahead = 10 * sampleRate
+
+    private(set) var manager = SpeechManager()
+    /// Stream volume, linear 0...1, applied to every stream.
+    private(set) var volume: Double = 1
+
+    /// An event, at the moment it is heard, with the position heard then (µs).
+    var onEvent: ((SpeechEvent, Int64) -> Void)?
+    /// Something clients may show changed (state, utterance, sentence, length, volume): announce it, coalesced.
+    var onChange: (() -> Void)?
+
+    private let server: SoundServer
+    private let synthesis: SynthesisClient
+    private var run: Run?
+    private var tick: Source?
+    /// Per utterance id: the synthesized length of each sentence in samples, once known.
+    private var durations: (utterance: UInt64, rate: Int, samples: [Int?])?
+
+    init(server: SoundServer, synthesis: SynthesisClient) {
+        self.server = server
+        self.synthesis = synthesis
+        synthesis.onFrame = { [unowned self] frame in self.received(frame) }
+        synthesis.onLost = { [unowned self] tag, reason in self.lost(tag, reason) }
+        synthesis.onUnavailable = { [unowned self] reason in
+            Log.warning(reason)
+            self.perform(self.manager.failed(reason))
+        }
+        server.onStateChange = { [unowned self] state in
+            if case .failed(let reason) = state, self.run != nil {
+                Log.warning("sound server lost: \(reason)")
+                self.perform(self.manager.outputLost("sound server lost: \(reason)"))
+            }
+        }
+    }
+
+    // MARK: inputs
+
+    /// Applies one transition of the state machine: `body` gets the manager, returns its actions, which are
+    /// carried out in order. Errors from the manager are rethrown before anything happened.
+    func apply(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(SpeechError) {
+        let actions = try body(&manager)
+        perform(actions)
+    }
+
+    /// Sets the stream volume (linear, clamped to 0...1).
+    func setVolume(_ value: Double) {
+        volume = min(1, max(0, value))
+        run?.stream.setVolume(volume)
+        onChange?()
+    }
+
+    // MARK: what clients see
+
+    /// Position heard in the current utterance, µs: frozen while paused, 0 when stopped.
+    var position: Int64 {
+        guard manager.state != .stopped else { return 0 }
+        guard let run else { return startSample(of: manager.sentenceIndex) * 1_000_000 / Int64(Self.sampleRate) }
+        let samples = startSample(of: run.firstSentence) + min(run.heard, run.timeline)
+        return samples * 1_000_000 / Int64(Self.sampleRate)
+    }
+
+    /// Length of the current utterance, µs: the sum of synthesized sentence lengths, estimated from the
+    /// text (and the rate) for sentences not synthesized yet.
+    var length: Int64 {
+        guard let u = manager.current else { return 0 }
+        return startSample(of: u.sentences.count) * 1_000_000 / Int64(Self.sampleRate)
+    }
+
+    /// Moves to `target` µs of the current utterance (below 0 → 0): to the sentence that holds it, skipping
+    /// the samples before the target; past the end, to the next sentence. The state is kept (paused stays paused).
+    /// - Throws: `SpeechError.nothingToPlay` with no text.
+    func seek(to target: Int64) throws(SpeechError) {
+        guard let u = manager.current else { throw .nothingToPlay }
+        let t = max(0, target) * Int64(Self.sampleRate) / 1_000_000
+        if t >= startSample(of: u.sentences.count) {
+            if manager.sentenceIndex + 1 < u.sentences.count { try apply { m throws(SpeechError) in try m.jump(toSentence: m.sentenceIndex + 1) } }
+            return
+        }
+        var index = 0
+        while index + 1 < u.sentences.count && startSample(of: index + 1) <= t { index += 1 }
+        let skip = t - startSample(of: index)
+        try apply { m throws(SpeechError) in try m.jump(toSentence: index) }
+        run?.skip = skip
+    }
+
+    /// Where sentence `index` starts in the utterance's audio, in samples (exact where synthesized, else estimated).
+    func startSample(of index: Int) -> Int64 {
+        guard let u = manager.current else { return 0 }
+        let known = durations?.utterance == u.id && durations?.rate == u.rate ? durations!.samples : []
+        var total: Int64 = 0
+        for i in 0..<min(index, u.sentences.count) {
+            if i < known.count, let n = known[i] { total += Int64(n) } else { total += estimate(u.sentences[i], rate: u.rate) }
+        }
+        return total
+    }
+
+    private func estimate(_ s: Sentence, rate: Int) -> Int64 {
+        // About 6 characters a word (with its space) plus a sentence pause of ~0.3 s.
+        let seconds = Double(s.range.count) / 6 / Double(max(rate, 1)) * 60 + 0.3
+        return Int64(seconds * Double(Self.sampleRate))
+    }
+
+    // MARK: actions
+
+    private func perform(_ actions: [SpeechAction]) {
+        for action in actions {
+            switch action {
+            case .start(let u, let sentence, let corked): start(u, at: sentence, corked: corked)
+            case .cork:
+                run?.stream.setCorked(true)
+                stopTicking()
+            case .uncork:
+                run?.stream.setCorked(false)
+                scheduleTick()
+            case .discard: endRun()
+            case .emit(let event): onEvent?(event, position)
+            }
+        }
+        onChange?()
+    }
+
+    private func start(_ u: Utterance, at sentence: Int, corked: Bool) {
+        endRun()
+        if durations?.utterance != u.id || durations?.rate != u.rate {
+            durations = (u.id, u.rate, Array(repeating: nil, count: u.sentences.count))
+        }
+        if case .failed = server.state { server.connect() }
+        let stream = PlaybackStream(server: server, name: u.title, sampleRate: Self.sampleRate, properties: [
+            "media.role": "a11y",
+            "media.name": u.title,
+            "media.language": u.language,
+        ], corked: corked)
+        stream.setVolume(volume)
+        let run = Run(utterance: u, firstSentence: sentence, stream: stream)
+        self.run = run
+        stream.onWritable = { [unowned self, unowned run] _ in if self.run === run { self.feed() } }
+        stream.onDrained = { [unowned self, unowned run] in if self.run === run { self.drained() } }
+        stream.onFailed = { [unowned self, unowned run] reason in
+            guard self.run === run else { return }
+            Log.warning("playback failed: \(reason)")
+            self.perform(self.manager.outputLost("playback failed: \(reason)"))
+        }
+        synthesis.configure(voice: u.engineVoice, rate: u.rate, pitch: u.pitch)
+        requestMore()
+        if !corked { scheduleTick() }
+    }
+
+    private func endRun() {
+        stopTicking()
+        run?.stream.close()
+        run = nil
+    }
+
+    // MARK: synthesis
+
+    /// Keeps synthesis ahead of playback by up to `lookahead` samples, with at most two requests in flight.
+    private func requestMore() {
+        guard let run else { return }
+        while run.nextToRequest < run.utterance.sentences.count,
+              run.inFlight.count < 2,
+              run.timeline - run.heard < Int64(Self.lookahead) {
+            let index = run.nextToRequest
+            let tag = synthesis.synthesize(run.utterance.sentences[index].text)
+            run.inFlight.append((tag, index))
+            run.nextToRequest += 1
+        }
+    }
+
+    private func received(_ frame: WorkerFrame) {
+        guard let run else { return }
+        switch frame {
+        case .ready: break
+        case .audio(let tag, let samples):
+            guard let index = run.begin(tag) else { return }
+            _ = index
+            run.pcm.append(contentsOf: samples)
+            run.timeline += Int64(samples.count)
+            feed()
+        case .word(let tag, let start, let length, let sample):
+            guard let index = run.begin(tag), let base = run.sentenceStart[tag] else { return }
+            let offset = run.utterance.sentences[index].range.lowerBound
+            run.events.append(.init(sample: base + Int64(sample), kind: .word(offset + start..<offset + start + length)))
+        case .end(let tag, let samples):
+            guard let index = run.begin(tag) else { return }
+            if durations?.utterance == run.utterance.id, index < durations!.samples.count {
+                durations!.samples[index] = samples
+            }
+            finish(tag)
+        case .failed(let tag, let message):
+            guard let index = run.begin(tag) else { return }
+            Log.warning("sentence \(index + 1) not read: \(message)")
+            perform(manager.sentenceFailed(index, message: message))
+            finish(tag)
+        }
+    }
+
+    private func lost(_ tag: UInt32, _ reason: String) {
+        guard let run, let index = run.begin(tag) else { return }
+        let sentence = run.utterance.sentences[index].text
+        let excerpt = sentence.count > 60 ? String(sentence.prefix(57)) + "…" : sentence
+        Log.warning("\(reason) on sentence \(index + 1) (“\(excerpt)”); skipped it")
+        perform(manager.sentenceFailed(index, message: "\(reason) on sentence \(index + 1); skipped it"))
+        finish(tag)
+    }
+
+    private func finish(_ tag: UInt32) {
+        guard let run else { return }
+        run.inFlight.removeAll { $0.tag == tag }
+        requestMore()
+        feed()
+    }
+
+    // MARK: playback
+
+    /// Writes what the stream asks for; drains once everything of the utterance is written.
+    private func feed() {
+        guard let run else { return }
+        if run.skipped < run.skip { // a seek inside a sentence: drop the audio before the target
+            let drop = Int(min(run.skip - run.skipped, Int64(run.pcm.count - run.pcmStart)))
+            run.pcmStart += drop
+            run.skipped += Int64(drop)
+            if run.skipped < run.skip { return }
+        }
+        let want = run.stream.writableSamples
+        if want > 0 && run.pcmStart < run.pcm.count {
+            let n = min(want, run.pcm.count - run.pcmStart)
+            run.stream.write(run.pcm[run.pcmStart..<run.pcmStart + n])
+            run.pcmStart += n
+            if run.pcmStart > 262_144 { run.pcm.removeFirst(run.pcmStart); run.pcmStart = 0 }
+        }
+        if run.synthesisDone && run.pcmStart == run.pcm.count && !run.draining {
+            run.draining = true
+            run.stream.drain()
+        }
+    }
+
+    private func drained() {
+        guard let run else { return }
+        fireEvents(upTo: Int64.max)
+        _ = run
+        endRun()
+        perform(manager.reachedEnd())
+    }
+
+    // MARK: events at the moment they are heard
+
+    private func scheduleTick(after milliseconds: UInt32 = 0) {
+        stopTicking()
+        tick = MainContext.timeout(milliseconds: milliseconds) { [unowned self] in
+            self.tick = nil
+            self.onTick()
+            return false
+        }
+    }
+
+    private func stopTicking() {
+        tick?.cancel()
+        tick = nil
+    }
+
+    private func onTick() {
+        guard let run, manager.state == .reading else { return }
+        let played = run.heard
+        fireEvents(upTo: played)
+        requestMore()
+        feed()
+        guard self.run === run, manager.state == .reading else { return }
+        // Wake for the next event, or at least every 250 ms to keep synthesis ahead.
+        var delay: Int64 = 250
+        if let next = run.events.first {
+            delay = min(delay, max(2, (next.sample - played) * 1000 / Int64(Self.sampleRate)))
+        }
+        scheduleTick(after: UInt32(delay))
+    }
+
+    private func fireEvents(upTo played: Int64) {
+        guard let run else { return }
+        while let e = run.events.first, e.sample <= played {
+            run.events.removeFirst()
+            switch e.kind {
+            case .sentence(let index): perform(manager.sentenceHeard(index))
+            case .word(let range):
+                if e.sample >= run.skip { perform(manager.wordHeard(range)) } // words seeked over are not heard
+            }
+            guard self.run === run else { return }
+        }
+    }
+}
+
+/// One stream playing one utterance from one sentence on.
+private final class Run {
+    struct Event { var sample: Int64; var kind: Kind; enum Kind { case sentence(Int), word(Range<Int>) } }
+
+    let utterance: Utterance
+    let firstSentence: Int
+    let stream: PlaybackStream
+    /// Next sentence to ask the worker for.
+    var nextToRequest: Int
+    /// Requests in flight: worker tag and sentence index, in order.
+    var inFlight: [(tag: UInt32, index: Int)] = []
+    /// Where each request's audio starts in this run's timeline (samples), set at its first frame.
+    var sentenceStart: [UInt32: Int64] = [:]
+    /// Synthesized audio not yet written to the stream: `pcm[pcmStart...]`.
+    var pcm: [Int16] = []
+    var pcmStart = 0
+    /// Samples synthesized for this run so far (the run's timeline).
+    var timeline: Int64 = 0
+    /// Events not yet heard, by sample in the run's timeline, in order.
+    var events: [Event] = []
+    var draining = false
+    /// Samples of this run's timeline not to be played (a seek inside its first sentence), and how many of
+    /// them have been dropped so far.
+    var skip: Int64 = 0
+    var skipped: Int64 = 0
+
+    /// The point of this run's timeline being heard now, in samples.
+    var heard: Int64 { skip + stream.playedSamples }
+
+    init(utterance: Utterance, firstSentence: Int, stream: PlaybackStream) {
+        self.utterance = utterance
+        self.firstSentence = firstSentence
+        self.stream = stream
+        self.nextToRequest = firstSentence
+    }
+
+    /// All sentences of the utterance have been synthesized (or skipped).
+    var synthesisDone: Bool { nextToRequest >= utterance.sentences.count && inFlight.isEmpty }
+
+    /// The sentence index for `tag` if it belongs to this run; on its first frame, marks where its audio starts
+    /// and queues its sentence event there.
+    func begin(_ tag: UInt32) -> Int? {
+        guard let entry = inFlight.first(where: { $0.tag == tag }) else { return nil }
+        if sentenceStart[tag] == nil {
+            sentenceStart[tag] = timeline
+            events.append(.init(sample: timeline, kind: .sentence(entry.index)))
+        }
+        return entry.index
+    }
+}
