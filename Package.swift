@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
-        .testTarget(name: "IntegrationTests", dependencies: []),
+        .testTarget(name: "IntegrationTests", dependencies: ["CGio"]),
     ],
     swiftLanguageModes: [.v6]
 )
