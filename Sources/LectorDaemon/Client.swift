@@ -150,6 +150,51 @@ final class Client {
         return 1
     }
 
+    /// Calls a method of MPRIS's Player interface on the daemon. Returns the exit status.
+    func player(_ method: String, _ arguments: [Variant] = []) -> Int32 {
+        do {
+            _ = try connection.call(destination: Names.bus, path: MPRISService.path, interface: MPRISService.playerInterface,
+                                    method: method, arguments: arguments, autoStart: false)
+        } catch {
+            printError(error.description)
+            return 1
+        }
+        return 0
+    }
+
+    /// MPRIS SetPosition on the current track (µs).
+    func setPosition(_ microseconds: Int64) -> Int32 {
+        guard let metadata = try? mprisProperty("Metadata").dictionary,
+              case .objectPath(let track)? = metadata["mpris:trackid"]?.unboxed, track != MPRISService.noTrack else {
+            printError("nothing to move in: no text is loaded")
+            return 1
+        }
+        let length = (try? mprisProperty("Metadata").dictionary?["mpris:length"]?.int64) ?? nil
+        if let length, microseconds > length {
+            printError("position \(seconds(microseconds)) is past the end (\(seconds(length)) s)")
+            return 1
+        }
+        return player("SetPosition", [.objectPath(track), .int64(microseconds)])
+    }
+
+    /// Prints the position heard, in seconds.
+    func printPosition() -> Int32 {
+        do {
+            print(seconds(try mprisProperty("Position").int64 ?? 0))
+            return 0
+        } catch {
+            printError(error.description)
+            return 1
+        }
+    }
+
+    /// One property of MPRIS's Player interface (unboxed).
+    func mprisProperty(_ name: String) throws(DBusError) -> Variant {
+        let reply = try connection.call(destination: Names.bus, path: MPRISService.path, interface: "org.freedesktop.DBus.Properties",
+                                        method: "Get", arguments: [.string(MPRISService.playerInterface), .string(name)], autoStart: false)
+        return reply.first?.unboxed ?? .string("")
+    }
+
     /// Prints `key: value` lines (see `lector status --help`).
     func printStatus() -> Int32 {
         let all: [String: Variant]

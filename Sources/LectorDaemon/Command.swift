@@ -11,6 +11,10 @@ public enum Command {
         ("resume", "Resume reading where it paused"),
         ("toggle", "Pause, resume, or read the last text again"),
         ("stop", "Stop reading"),
+        ("next", "Skip to the next sentence"),
+        ("previous", "Go back to the previous sentence"),
+        ("seek", "Jump by ±SECONDS"),
+        ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
         ("voices", "List the voices and languages eSpeak NG offers"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
@@ -30,6 +34,9 @@ public enum Command {
         case "read": return read(rest)
         case "pause", "resume", "stop", "toggle": return control(name, rest)
         case "status": return status(rest)
+        case "next", "previous": return move(name, rest)
+        case "seek": return seek(rest)
+        case "position": return position(rest)
         case "voices": return voices(rest)
         default:
             printError("unknown command '\(name)'; `lector --help` lists the commands")
@@ -138,10 +145,67 @@ public enum Command {
         return client.call(name.prefix(1).uppercased() + name.dropFirst())
     }
 
+    // MARK: MPRIS controls
+
+    private static func move(_ name: String, _ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "", summary: name == "next"
+            ? "Skips to the next sentence; paused stays paused."
+            : "Goes back to the previous sentence (the first one starts again); paused stays paused.")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.isEmpty else { printError("\(name) takes no arguments"); return 2 }
+        guard let client = running() else { return 0 }
+        return client.player(name == "next" ? "Next" : "Previous")
+    }
+
+    /// Splits off a signed number (`-5`, `+2.5`) that GOptionContext would take for an option.
+    private static func number(in args: [String]) -> (value: Double?, rest: [String]) {
+        var rest = [args[0]]
+        var value: Double?
+        for a in args.dropFirst() {
+            if value == nil, let v = Double(a), v.isFinite { value = v } else { rest.append(a) }
+        }
+        return (value, rest)
+    }
+
+    private static func seek(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "±SECONDS", summary: "Jumps forward (+) or back (-) by SECONDS of speech, e.g. `lector seek -5`. Before the start means the start; past the end means the next sentence.")
+        let (value, rest) = number(in: args)
+        guard let leftover = parse(parser, rest) else { return 2 }
+        guard let seconds = value, leftover.isEmpty else { printError("seek takes one number of seconds, e.g. `lector seek -5`"); return 2 }
+        guard let client = running() else { return 0 }
+        return client.player("Seek", [.int64(Int64(seconds * 1_000_000))])
+    }
+
+    private static func position(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "[SECONDS]", summary: "Prints the position heard, in seconds; with SECONDS, jumps there.")
+        let (value, rest) = number(in: args)
+        guard let leftover = parse(parser, rest) else { return 2 }
+        guard leftover.isEmpty else { printError("position takes at most one number of seconds"); return 2 }
+        guard let client = running() else {
+            if value == nil { print(seconds(0)) }
+            return 0
+        }
+        if let value {
+            guard value >= 0 else { printError("position must be 0 or more seconds"); return 2 }
+            return client.setPosition(Int64(value * 1_000_000))
+        }
+        return client.printPosition()
+    }
+
+    /// A client when the daemon runs; nil (and nothing printed) when it does not; exits on other errors.
+    private static func running() -> Client? {
+        do { return try Client.connect(startingDaemon: false) } catch {
+            if case .notRunning = error { return nil }
+            printError(error.description)
+            exit(1)
+        }
+    }
+
     // MARK: status
 
     private static func status(_ args: [String]) -> Int32 {
         let parser = OptionParser(parameterString: "", summary: "Shows the state (reading, paused, stopped), the text's language and voice, the position and length in seconds, and the sentence being read.")
+        let follow = parser.flag("follow", short: "F", "Keep showing the state, a progress bar and the sentence being read, live")
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.isEmpty else { printError("status takes no arguments"); return 2 }
         let client: Client
@@ -150,7 +214,7 @@ public enum Command {
             printError(error.description)
             return 1
         }
-        return client.printStatus()
+        return follow.value ? StatusView(client: client).run() : client.printStatus()
     }
 
     // MARK: voices
