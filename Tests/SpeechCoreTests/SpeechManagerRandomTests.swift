@@ -79,7 +79,7 @@ struct SpeechManagerRandomTests {
                           restart: m.needsRestart)
             var actions: [SpeechAction] = []
             var thrown: SpeechError?
-            let input = Int.random(in: 0..<14, using: &rng)
+            let input = Int.random(in: 0..<15, using: &rng)
             switch input {
             case 0, 1:
                 let u = makeUtterance(nextID, sentences: Int.random(in: 1...4, using: &rng))
@@ -125,6 +125,11 @@ struct SpeechManagerRandomTests {
                 if output.stream?.corked == false { output.stream = nil }
                 actions = m.reachedEnd()
             case 12: actions = m.failed("cannot start")
+            case 13:
+                let rate = [150, 175, 300].randomElement(using: &rng)!
+                actions = m.changeRate(rate)
+                if let u = m.current { #expect(u.rate == rate, "step \(step): rate") }
+                #expect(m.queue.allSatisfy { $0.rate == rate }, "step \(step): queued rate")
             default:
                 output.stream = nil // the sound server went away with its streams
                 actions = m.outputLost("server gone")
