@@ -46,6 +46,20 @@ public struct Segmenter: Sendable {
         return result
     }
 
+    /// Whether `next` belongs to the grapheme cluster that `previous` is in (UAX #29's Extend, ZWJ, SpacingMark
+    /// and emoji-modifier rules, which are what a hard cut can meet).
+    static func continuesCluster(_ previous: Unicode.Scalar, _ next: Unicode.Scalar) -> Bool {
+        let p = next.properties
+        if p.isGraphemeExtend || p.isEmojiModifier || previous.value == 0x200D || next.value == 0x200D { return true }
+        switch p.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: break
+        }
+        // A pair of regional indicators is one flag.
+        let ri: ClosedRange<UInt32> = 0x1F1E6...0x1F1FF
+        return ri.contains(previous.value) && ri.contains(next.value)
+    }
+
     private func appendPieces(of scalars: [Unicode.Scalar], _ range: Range<Int>, to result: inout [Sentence]) {
         var lo = range.lowerBound, hi = range.upperBound
         while lo < hi && scalars[lo].properties.isWhitespace { lo += 1 }
@@ -56,6 +70,9 @@ public struct Segmenter: Sendable {
                 end = lo + maximumLength
                 if let space = (lo + maximumLength / 2..<end).last(where: { scalars[$0].properties.isWhitespace }) {
                     end = space
+                } else {
+                    // A hard cut: never inside a grapheme cluster (combining marks, ZWJ sequences, modifiers).
+                    while end > lo + 1 && Self.continuesCluster(scalars[end - 1], scalars[end]) { end -= 1 }
                 }
             }
             var pieceEnd = end

@@ -57,7 +57,7 @@ public enum SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .nothingToPlay: return "nothing to play: no text has been given yet"
-        case .noSuchSentence(let i): return "no sentence \(i + 1) in this text"
+        case .noSuchSentence(let i): return "no sentence \(i == .max ? "past the end" : String(i + 1)) in this text"
         }
     }
 }

@@ -35,7 +35,7 @@ public struct SpeechManager: Sendable {
             actions.append(.discard)
             actions.append(.emit(.stopped(utterance: old.id)))
         }
-        self.queue.removeAll()
+        actions += dropQueue()
         return actions + begin(utterance)
     }
 
@@ -78,14 +78,14 @@ public struct SpeechManager: Sendable {
         }
     }
 
-    /// → stopped, position 0; queued audio and queued texts discarded at once. The text is kept for a replay.
+    /// → stopped, position 0; queued audio and queued texts discarded at once (each queued text gets `stopped`).
+    /// The text is kept for a replay.
     public mutating func stop() -> [SpeechAction] {
         guard state != .stopped, let u = current else { return [] }
         state = .stopped
         sentenceIndex = 0
         needsRestart = false
-        queue.removeAll()
-        return [.discard, .emit(.stopped(utterance: u.id))]
+        return [.discard, .emit(.stopped(utterance: u.id))] + dropQueue()
     }
 
     /// Moves to sentence `index` of the current utterance, keeping the state (paused stays paused).
@@ -155,8 +155,7 @@ public struct SpeechManager: Sendable {
         state = .stopped
         sentenceIndex = 0
         needsRestart = false
-        queue.removeAll()
-        return [.discard, .emit(.error(utterance: u.id, message: message, fatal: true))]
+        return [.discard, .emit(.error(utterance: u.id, message: message, fatal: true))] + dropQueue()
     }
 
     /// The sound server went away: reading → paused with the position (sentence) kept; the audio is gone, so
@@ -170,6 +169,13 @@ public struct SpeechManager: Sendable {
             actions.append(.emit(.paused(utterance: u.id)))
         }
         return actions
+    }
+
+    /// Empties the queue; each dropped utterance gets its terminal `stopped` event, so that a client waiting
+    /// for it learns that it will not be read.
+    private mutating func dropQueue() -> [SpeechAction] {
+        defer { queue.removeAll() }
+        return queue.map { .emit(.stopped(utterance: $0.id)) }
     }
 
     private mutating func begin(_ u: Utterance) -> [SpeechAction] {

@@ -24,8 +24,12 @@ public enum TextCleaner {
             switch c.value {
             case 0x1B: // ESC
                 guard let n = next() else { break }
-                if n == "[" { // CSI: parameters and intermediates, then one final byte 0x40...0x7E
-                    while let x = next() { if (0x40...0x7E).contains(x.value) { break } }
+                if n == "[" { // CSI (ECMA-48 5.4): parameter and intermediate bytes 0x20...0x3F, then a final byte
+                    while let x = next() {
+                        if (0x20...0x3F).contains(x.value) { continue }
+                        if !(0x40...0x7E).contains(x.value) { pending = x } // not a final byte: the sequence was cut short
+                        break
+                    }
                 } else if n == "]" { // OSC: until BEL or ESC backslash
                     while let x = next() {
                         if x.value == 0x07 { break }
@@ -74,6 +78,11 @@ public enum TextCleaner {
         for w in firstLine.split(whereSeparator: \.isWhitespace) {
             if length + w.count + (words.isEmpty ? 0 : 1) > limit {
                 if words.isEmpty { return String(w.prefix(limit - 1)) + "…" }
+                // Room for the ellipsis: drop words until the title and "…" fit in `limit`.
+                while length + 1 > limit, let last = words.popLast() {
+                    length -= last.count + (words.isEmpty ? 0 : 1)
+                }
+                if words.isEmpty { return String(firstLine.drop(while: \.isWhitespace).prefix(limit - 1)) + "…" }
                 return words.joined(separator: " ") + "…"
             }
             length += w.count + (words.isEmpty ? 0 : 1)
