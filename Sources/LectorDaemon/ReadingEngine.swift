@@ -210,9 +210,9 @@ final class ReadingEngine {
 
     private func lost(_ tag: UInt32, _ reason: String) {
         guard let run, let index = run.begin(tag) else { return }
-        let sentence = run.utterance.sentences[index].text
-        let excerpt = sentence.count > 60 ? String(sentence.prefix(57)) + "…" : sentence
-        Log.warning("\(reason) on sentence \(index + 1) (“\(excerpt)”); skipped it")
+        let sentence = run.utterance.sentences[index].text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let excerpt = sentence.count > 60 ? String(sentence.prefix(57)) + "..." : sentence
+        Log.warning("\(reason) on sentence \(index + 1) (\"\(excerpt)\"); skipped it")
         perform(manager.sentenceFailed(index, message: "\(reason) on sentence \(index + 1); skipped it"))
         finish(tag)
     }
