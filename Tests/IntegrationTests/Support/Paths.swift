@@ -25,9 +25,14 @@ enum Paths {
         return packageRoot.appendingPathComponent(".build/debug/lector").path
     }()
 
-    /// `<package root>/../shared/bad-inputs`, the shared collection of hostile inputs (absent on some machines).
-    static let badInputs: URL = packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/bad-inputs").standardizedFileURL
+    /// The shared collection of hostile inputs: `$LECTOR_BAD_INPUTS` when set, else
+    /// `<package root>/../shared/bad-inputs` (absent on some machines).
+    static let badInputs: URL = {
+        if let path = ProcessInfo.processInfo.environment["LECTOR_BAD_INPUTS"], !path.isEmpty {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/bad-inputs").standardizedFileURL
+    }()
 
     /// Whether the bad-inputs folder exists.
     static var badInputsAvailable: Bool {

@@ -205,6 +205,21 @@ final class PrivateSession: @unchecked Sendable {
                 + daemon.stderr.suffix(2000))
     }
 
+    /// The end of every Lector daemon log of this session (daemons started by `startDaemon()`, and the
+    /// log of one started by `lector read`), for failure messages.
+    func daemonLogs(limit: Int = 1500) -> String {
+        var parts: [String] = []
+        for daemon in lock.withLock({ daemons }) {
+            let status = daemon.exitStatus.map { "exited \($0)" } ?? "running"
+            parts.append("[\(daemon.stderrURL.lastPathComponent), pid \(daemon.pid), \(status)] \(daemon.stderr.suffix(limit))")
+        }
+        let started = directory.appendingPathComponent("state/lector/daemon.log")
+        if let log = try? String(contentsOf: started, encoding: .utf8) {
+            parts.append("[state/lector/daemon.log] \(log.suffix(limit))")
+        }
+        return parts.isEmpty ? "(no daemon log)" : parts.joined(separator: "\n")
+    }
+
     /// The daemon started by `startDaemon()` most recently, if it still runs.
     var runningDaemon: BackgroundProcess? {
         lock.withLock { daemons.last(where: { $0.isRunning }) }

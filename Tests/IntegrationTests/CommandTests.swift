@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+extension Integration {
+    /// The `lector` command's other promises: one daemon per bus, voices and languages, offline rendering,
+    /// help and usage errors.
+    @Suite(.privateSession)
+    struct Commands {
+        @Test("a second lector daemon exits 1 with one line while the first keeps its name")
+        func secondDaemonRefused() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            let owner = try #require(await session.nameOwner(Lector.busName))
+            let second = try await session.lector(["daemon"], timeout: 15)
+            #expect(second.status == 1, "\(second)")
+            #expect(second.stderrLines == [Substring(Lector.secondDaemonMessage)], "\(second)")
+            #expect(await session.nameOwner(Lector.busName) == owner, "the first daemon lost its name")
+            if let first = session.runningDaemon {
+                #expect(first.isRunning)
+            }
+        }
+
+        @Test("voices --lang de lists German voices, tab-separated")
+        func voicesGerman() async throws {
+            let session = try PrivateSession.require()
+            let result = try await session.lector(["voices", "--lang", "de"])
+            #expect(result.status == 0, "\(result)")
+            let lines = result.stdout.split(separator: "\n")
+            #expect(!lines.isEmpty, "no German voice: \(result)")
+            for line in lines {
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                #expect(fields.count == 4, "not TAG<TAB>NAME<TAB>IDENTIFIER<TAB>GENDER: \(line.debugDescription)")
+                #expect(fields.first?.lowercased().hasPrefix("de") == true, "not German: \(line.debugDescription)")
+            }
+            let all = try await session.lector(["voices"])
+            #expect(all.status == 0 && all.stdout.split(separator: "\n").count > lines.count, "\(all)")
+        }
+
+        @Test("an unknown language is a one-line error; close matches are named")
+        func unknownLanguage() async throws {
+            let session = try PrivateSession.require()
+            let unknown = try await session.lector(["read", "--lang", "xx-YY", "hello"])
+            #expect(unknown.status == 1, "\(unknown)")
+            #expect(unknown.stderrLines.count == 1, "\(unknown)")
+            #expect(unknown.stderr.hasPrefix("lector: unknown language 'xx-YY'"), "\(unknown)")
+
+            let close = try await session.lector(["read", "--lang", "deu", "hallo"])
+            #expect(close.status == 1, "\(close)")
+            #expect(close.stderrLines.count == 1, "\(close)")
+            #expect(close.stderr.contains("close matches") && close.stderr.contains("de"), "\(close)")
+        }
+
+        @Test("--lang EN_us is understood as en-US")
+        func underscoreTag() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            let (read, audio) = try await session.readAndRecord(["--lang", "EN_us", "hello there"])
+            #expect(read.status == 0, "\(read)")
+            #expect(audio.audibleDuration > 0.3, "\(audio.summary)")
+            let status = try await session.status()
+            #expect(status.language == "en-US", "\(status)")
+        }
+
+        @Test("--output renders a 22050 Hz mono 16-bit WAV, with no bus and no sound server, as long as what the daemon plays")
+        func outputMatchesPlayback() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            let wav = session.directory.appendingPathComponent("rendered.wav")
+            let render = try await session.lector(
+                ["read", "--lang", "en", "--output", wav.path, Lector.sentences], timeout: 60,
+                environment: [
+                    "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
+                    "PULSE_SERVER": "unix:/nonexistent",
+                ])
+            #expect(render.status == 0, "\(render)")
+            let file = try WAVFile(contentsOf: wav)
+            #expect(file.formatTag == 1 && file.channels == 1 && file.sampleRate == 22050 && file.bitsPerSample == 16,
+                    "format \(file.formatTag), \(file.channels) channels, \(file.sampleRate) Hz, \(file.bitsPerSample) bits")
+            #expect(file.blockAlign == 2 && file.byteRate == 44100)
+            let rendered = AudioAnalysis(file.samples)
+
+            let (played, playedAudio) = try await session.readAndRecord(["--lang", "en", Lector.sentences])
+            #expect(played.status == 0, "\(played)")
+            #expect(abs(rendered.audibleDuration - playedAudio.audibleDuration) <= 0.05,
+                    "rendered: \(rendered.summary); played: \(playedAudio.summary); read --wait: \(played)\n\(session.daemonLogs())")
+        }
+
+        @Test("--help works for every command; unknown commands and options are usage errors (exit 2)")
+        func helpAndUsage() async throws {
+            let session = try PrivateSession.require()
+            for command in [[], ["read"], ["pause"], ["resume"], ["toggle"], ["stop"], ["status"], ["voices"], ["daemon"]] {
+                let help = try await session.lector(command + ["--help"])
+                #expect(help.status == 0 && !help.stdout.isEmpty, "lector \(command) --help: \(help)")
+            }
+            let unknown = try await session.lector(["frobnicate"])
+            #expect(unknown.status == 2, "\(unknown)")
+            let badOption = try await session.lector(["read", "--no-such-option", "hello"])
+            #expect(badOption.status == 2, "\(badOption)")
+        }
+    }
+}
