@@ -33,34 +33,54 @@ private struct FakeOutput {
 /// Checks that, per utterance, events come in runs `started (sentence|word|error|paused|resumed)* terminal`,
 /// where paused and resumed alternate starting with paused and the terminal event is exactly one of
 /// finished, stopped or a fatal error. A replay of the same utterance opens a new run with `started`.
+/// A queued utterance (`queued(_:)`) is in a run already: it either starts when its turn comes, or is dropped
+/// from the queue with `stopped` as its only event.
 private struct EventGrammar {
-    enum Phase: Equatable { case closed, open(paused: Bool) }
+    enum Phase: Equatable {
+        case closed, queued, open(paused: Bool)
+        var isOpen: Bool { if case .open = self { true } else { false } }
+    }
     var phases: [UInt64: Phase] = [:]
+    /// How many queued utterances were dropped before they started.
+    var droppedFromQueue = 0
 
     func phase(_ id: UInt64) -> Phase { phases[id] ?? .closed }
+
+    /// `id` was put in the queue (no event tells it).
+    mutating func queued(_ id: UInt64, step: Int) {
+        #expect(phases[id] == nil, "step \(step): \(id) queued again")
+        phases[id] = .queued
+    }
 
     mutating func feed(_ event: SpeechEvent, step: Int) {
         let id = event.utterance
         let now = phase(id)
         switch event {
         case .started:
-            #expect(now == .closed, "step \(step): \(event) while a run of \(id) is open")
+            #expect(now == .closed || now == .queued, "step \(step): \(event) while a run of \(id) is open")
             phases[id] = .open(paused: false)
         case .sentence, .word, .error(_, _, false):
-            #expect(now != .closed, "step \(step): \(event) outside a run")
+            #expect(now.isOpen, "step \(step): \(event) outside a run")
         case .paused:
             #expect(now == .open(paused: false), "step \(step): \(event) in \(now)")
             phases[id] = .open(paused: true)
         case .resumed:
             #expect(now == .open(paused: true), "step \(step): \(event) in \(now)")
             phases[id] = .open(paused: false)
-        case .stopped, .finished, .error(_, _, true):
-            #expect(now != .closed, "step \(step): terminal \(event) outside a run")
+        case .stopped:
+            #expect(now.isOpen || now == .queued, "step \(step): terminal \(event) outside a run")
+            if now == .queued { droppedFromQueue += 1 }
+            phases[id] = .closed
+        case .finished, .error(_, _, true):
+            #expect(now.isOpen, "step \(step): terminal \(event) outside a started run")
             phases[id] = .closed
         }
     }
 
-    var openRuns: [UInt64] { phases.filter { $0.value != .closed }.map(\.key) }
+    /// Utterances started and not ended.
+    var openRuns: [UInt64] { phases.filter { $0.value.isOpen }.map(\.key) }
+    /// Utterances queued, neither started nor dropped.
+    var queuedIDs: Set<UInt64> { Set(phases.filter { $0.value == .queued }.map(\.key)) }
 }
 
 @Suite("SpeechManager: random sequences")
@@ -89,6 +109,7 @@ struct SpeechManagerRandomTests {
                 everSpoken = true
                 if queue && before.state != .stopped {
                     #expect(actions == [] && m.queue == before.queue + [u], "step \(step): queue")
+                    grammar.queued(u.id, step: step)
                 } else {
                     #expect(m.current == u && m.state == .reading && m.queue.isEmpty, "step \(step): speak")
                 }
@@ -147,6 +168,8 @@ struct SpeechManagerRandomTests {
             for event in output.events[firstNew...] { grammar.feed(event, step: step) }
 
             // Invariants of the state.
+            #expect(grammar.queuedIDs == Set(m.queue.map(\.id)),
+                    "step \(step): queued \(m.queue.map(\.id)), waiting for an event: \(grammar.queuedIDs)")
             switch m.state {
             case .stopped:
                 #expect(m.sentenceIndex == 0, "step \(step): stopped away from 0")
@@ -176,6 +199,15 @@ struct SpeechManagerRandomTests {
             }
             if m.current == nil { #expect(m.state == .stopped && !everSpoken, "step \(step)") }
         }
+        // Every utterance, queued or not, got exactly one terminal event per run: after a last stop, none
+        // is left open or waiting (a second terminal event is refused by the grammar as it comes).
+        let firstNew = output.events.count
+        output.perform(m.stop(), step: -1)
+        for event in output.events[firstNew...] { grammar.feed(event, step: -1) }
+        for id in 1..<nextID {
+            #expect(grammar.phases[id] == .closed, "utterance \(id) ends in \(String(describing: grammar.phases[id]))")
+        }
+        #expect(grammar.droppedFromQueue > 0, "no queued utterance was ever dropped")
         // A decent sequence reaches every state and kind of event.
         #expect(Set(output.events.map { "\($0)".prefix(while: { $0 != "(" }) }).count == 8)
     }
