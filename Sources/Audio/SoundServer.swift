@@ -1,0 +1,211 @@
+internal import CPulse
+
+/// A connection to the sound server (a libpulse `pa_context`) driven by the GLib main loop through
+/// `pa_glib_mainloop` (libpulse-mainloop-glib), so every callback runs on the thread that iterates GLib's
+/// default main context; nothing here starts a thread.
+///
+/// Works with PulseAudio and with pipewire-pulse (both speak the native protocol).
+/// Source of the behaviour: PulseAudio's client API documentation, `pulse/context.h` and `pulse/glib-mainloop.h`.
+///
+/// Keep the `SoundServer` alive for as long as you use it: every `PlaybackStream` made on it holds it strongly.
+public final class SoundServer {
+    /// The connection state, as far as the owner needs it (`pa_context_state_t` folded to four cases).
+    public enum State: Equatable, Sendable {
+        /// Not connected: before the first `connect()` and after `disconnect()`.
+        case disconnected
+        /// `connect()` was called and the server has not answered yet (connecting, authorizing, setting the name).
+        case connecting
+        /// Connected; streams can play.
+        case ready
+        /// The connection could not be made or was lost (server killed, socket closed). The text is the one-line
+        /// `pa_strerror` message of the context error, e.g. "Connection refused" or "Connection terminated".
+        case failed(String)
+    }
+
+    /// Called on every change of `state`, on the main loop, after `state` was updated.
+    /// On `.failed`, the streams of the lost connection report `onFailed` right after this call.
+    public var onStateChange: ((State) -> Void)?
+
+    /// The current connection state. `.disconnected` until `connect()` is called.
+    public private(set) var state: State = .disconnected
+
+    /// The server's name and version, e.g. "pulseaudio 16.1" ("PulseAudio (on PipeWire 1.0.5) 15.0.0" under
+    /// pipewire-pulse), from `pa_context_get_server_info`. `nil` until shortly after `.ready`, and when not connected.
+    /// For diagnostics only.
+    public private(set) var serverDescription: String?
+
+    private let applicationName: String
+    private let properties: [String: String]
+    private let mainloop: OpaquePointer
+    /// The live connection, or nil when disconnected or failed.
+    private(set) var context: OpaquePointer?
+    /// Counts connections: a stream belongs to the connection it was created on.
+    private(set) var generation = 0
+    private var streams: [WeakStream] = []
+
+    private struct WeakStream {
+        weak var stream: PlaybackStream?
+    }
+
+    /// Prepares a connection; does not connect yet (call `connect()`).
+    ///
+    /// - Parameters:
+    ///   - applicationName: `application.name` as the sound server shows it (e.g. in the volume control).
+    ///   - properties: more PulseAudio property-list entries for the client (`pa_proplist` keys such as
+    ///     `application.id`, `application.icon_name`, `application.version`); see `pulse/proplist.h`.
+    public init(applicationName: String, properties: [String: String]) {
+        self.applicationName = applicationName
+        self.properties = properties
+        // NULL: GLib's default main context, the one the daemon runs with g_main_loop_run.
+        mainloop = pa_glib_mainloop_new(nil)
+    }
+
+    /// Same, on a given `GMainContext` (tests drive a private one, away from anything else in the process).
+    init(applicationName: String, properties: [String: String], mainContext: OpaquePointer?) {
+        self.applicationName = applicationName
+        self.properties = properties
+        mainloop = pa_glib_mainloop_new(mainContext)
+    }
+
+    deinit {
+        tearDownContext()
+        pa_glib_mainloop_free(mainloop)
+    }
+
+    /// Connects to the default server (`$PULSE_SERVER`, then the client configuration, then the user's runtime
+    /// socket), without autospawning a daemon (`PA_CONTEXT_NOAUTOSPAWN`). The outcome arrives through
+    /// `onStateChange` (`.connecting`, then `.ready` or `.failed`).
+    ///
+    /// Does nothing while connecting or connected. After `.failed` or `.disconnected` it makes a new `pa_context`
+    /// and tries again; streams created while not connected wait for that connection.
+    public func connect() {
+        switch state {
+        case .connecting, .ready: return
+        case .disconnected, .failed: break
+        }
+        tearDownContext()
+        generation += 1
+        // Streams made while not connected belong to this attempt from now on.
+        for stream in streams.compactMap(\.stream) where stream.generation == 0 {
+            stream.generation = generation
+        }
+
+        let proplist = pa_proplist_new()
+        defer { pa_proplist_free(proplist) }
+        for (key, value) in properties { pa_proplist_sets(proplist, key, value) }
+        pa_proplist_sets(proplist, PA_PROP_APPLICATION_NAME, applicationName)
+
+        guard let api = pa_glib_mainloop_get_api(mainloop),
+              let ctx = pa_context_new_with_proplist(api, applicationName, proplist) else {
+            setState(.failed("Cannot create a sound server context"))
+            return
+        }
+        context = ctx
+        pa_context_set_state_callback(ctx, { _, userdata in
+            guard let userdata else { return }
+            Unmanaged<SoundServer>.fromOpaque(userdata).takeUnretainedValue().contextStateChanged()
+        }, Unmanaged.passUnretained(self).toOpaque())
+
+        setState(.connecting)
+        guard context == ctx else { return }   // onStateChange disconnected again
+        if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0, context == ctx {
+            connectionLost(reason: Self.errorText(ctx))
+        }
+    }
+
+    /// Closes the connection at once. Streams on it stop immediately and report `onFailed`; `state` becomes
+    /// `.disconnected` (reported through `onStateChange`). Does nothing when not connected.
+    public func disconnect() {
+        guard context != nil else {
+            if case .failed = state { setState(.disconnected) }
+            return
+        }
+        let lost = streamsOfCurrentConnection()
+        for stream in lost { stream.abandon() }
+        tearDownContext()
+        setState(.disconnected)
+        for stream in lost { stream.reportLoss("Disconnected from the sound server") }
+    }
+
+    // MARK: - Streams (internal)
+
+    func register(_ stream: PlaybackStream) {
+        streams.removeAll { $0.stream == nil }
+        streams.append(WeakStream(stream: stream))
+    }
+
+    func unregister(_ stream: PlaybackStream) {
+        streams.removeAll { $0.stream == nil || $0.stream === stream }
+    }
+
+    private func streamsOfCurrentConnection() -> [PlaybackStream] {
+        streams.compactMap(\.stream).filter { $0.generation == generation }
+    }
+
+    // MARK: - Context callbacks
+
+    private func contextStateChanged() {
+        guard let ctx = context else { return }
+        switch pa_context_get_state(ctx) {
+        case PA_CONTEXT_READY:
+            guard state != .ready else { return }
+            setState(.ready)
+            requestServerInfo()
+            guard context == ctx else { return }
+            // Streams created while connecting (or before connect) go to the server now.
+            for stream in streamsOfCurrentConnection() where context == ctx {
+                stream.serverReady()
+            }
+        case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+            connectionLost(reason: Self.errorText(ctx))
+        default:
+            break
+        }
+    }
+
+    private func connectionLost(reason: String) {
+        // Streams first go quiet (no callback from libpulse reaches them any more), then the owner hears of the
+        // loss, then each stream reports it.
+        let lost = streamsOfCurrentConnection()
+        for stream in lost { stream.abandon() }
+        // The context object stays with libpulse until its state callback returns; we only drop our reference.
+        tearDownContext()
+        setState(.failed(reason))
+        for stream in lost { stream.reportLoss(reason) }
+    }
+
+    private func requestServerInfo() {
+        guard let ctx = context else { return }
+        let op = pa_context_get_server_info(ctx, { _, info, userdata in
+            guard let userdata, let info else { return }
+            let server = Unmanaged<SoundServer>.fromOpaque(userdata).takeUnretainedValue()
+            let name = info.pointee.server_name.map { String(cString: $0) } ?? "unknown"
+            let version = info.pointee.server_version.map { String(cString: $0) } ?? "?"
+            server.serverDescription = "\(name) \(version)"
+        }, Unmanaged.passUnretained(self).toOpaque())
+        // Cancelled by libpulse when the context goes away, so the callback never outlives us.
+        if let op { pa_operation_unref(op) }
+    }
+
+    private func setState(_ newState: State) {
+        guard newState != state else { return }
+        state = newState
+        onStateChange?(newState)
+    }
+
+    /// Drops the context: no callback from it after this (pending operations are cancelled by libpulse).
+    private func tearDownContext() {
+        guard let ctx = context else { return }
+        context = nil
+        serverDescription = nil
+        pa_context_set_state_callback(ctx, nil, nil)
+        pa_context_disconnect(ctx)
+        pa_context_unref(ctx)
+    }
+
+    static func errorText(_ ctx: OpaquePointer) -> String {
+        let code = pa_context_errno(ctx)
+        guard code != 0, let text = pa_strerror(code) else { return "Connection terminated" }
+        return String(cString: text)
+    }
+}
