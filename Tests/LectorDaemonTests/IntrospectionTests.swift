@@ -6,7 +6,11 @@ import Testing
 
 /// The daemon embeds the introspection XML; what it exports must be exactly what data/ installs.
 @Suite struct IntrospectionTests {
-    static let root = String(#filePath.prefix(upTo: #filePath.range(of: "/Tests/")!.lowerBound))
+    static let root: String = {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        while let last = parts.popLast(), last != "Tests" {}
+        return parts.joined(separator: "/")
+    }()
 
     static func read(_ relative: String) -> String? {
         guard let f = fopen(root + "/" + relative, "rb") else { return nil }
