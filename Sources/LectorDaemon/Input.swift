@@ -26,7 +26,9 @@ enum Input {
         return .success(Text(text: arguments.joined(separator: " ")))
     }
 
-    private static func readFile(_ path: String) -> Result<Text, Failure> {
+    /// The text of the regular file at `path` (at most `maximumBytes`), cleaned, titled with its name, with
+    /// its `file://` URI. Shared by `lector read --file` and MPRIS `OpenUri`.
+    static func readFile(_ path: String) -> Result<Text, Failure> {
         var st = stat()
         guard stat(path, &st) == 0 else {
             return .failure(Failure(message: "cannot read \(path): \(String(cString: strerror(errno)))"))

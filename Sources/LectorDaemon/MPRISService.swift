@@ -14,8 +14,6 @@ final class MPRISService: DBusObject {
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
     /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
     static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
-    /// Largest text OpenUri reads (bytes).
-    static let maximumFileSize = Input.maximumBytes
     /// `xesam:asText` carries at most this many characters of the text (whole books would travel with every
     /// metadata change otherwise).
     static let maximumAsText = 65_536
@@ -134,16 +132,15 @@ final class MPRISService: DBusObject {
         guard uri.lowercased().hasPrefix("file:"), let path = fileURIToPath(uri) else {
             throw .notSupported("only file: URIs can be opened (got '\(uri.prefix(200))')")
         }
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw .failed("cannot read \(path): \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .failed("cannot read \(path): not a regular file") }
-        guard st.st_size <= Self.maximumFileSize else { throw .failed("cannot read \(path): larger than \(Self.maximumFileSize >> 20) MiB") }
-        let bytes: [UInt8]
-        do { bytes = try readFile(path) } catch { throw .failed("cannot read \(path): \(error)") }
+        let input: Input.Text
+        switch Input.readFile(path) {
+        case .success(let text): input = text
+        case .failure(let error): throw .failed(error.message)
+        }
         var options = SpeakOptions()
-        options.title = path.split(separator: "/").last.map(String.init)
+        options.title = input.title
         options.url = uri
-        _ = try lector.speak(TextCleaner.clean(utf8: bytes), options: options)
+        _ = try lector.speak(input.text, options: options)
     }
 
     // MARK: properties
