@@ -42,6 +42,8 @@ public final class SoundServer {
     /// Counts connections: a stream belongs to the connection it was created on.
     private(set) var generation = 0
     private var streams: [WeakStream] = []
+    /// Other parts of the Audio target that follow the connection (e.g. `Ducker`), told after `onStateChange`.
+    private var stateObservers: [(State) -> Void] = []
 
     private struct WeakStream {
         weak var stream: PlaybackStream?
@@ -191,6 +193,12 @@ public final class SoundServer {
         guard newState != state else { return }
         state = newState
         onStateChange?(newState)
+        for observer in stateObservers { observer(newState) }
+    }
+
+    /// Adds an observer of `state`, called on every change after `onStateChange`.
+    func addStateObserver(_ observer: @escaping (State) -> Void) {
+        stateObservers.append(observer)
     }
 
     /// Drops the context: no callback from it after this (pending operations are cancelled by libpulse).

@@ -71,9 +71,19 @@ public enum Command {
     private static func daemon(_ args: [String]) -> Int32 {
         let parser = OptionParser(parameterString: "", summary: "Runs Lector's daemon in the foreground: the one reader of this session, on the session bus as org.lector.Lector and org.mpris.MediaPlayer2.lector.")
         let instance = parser.flag("instance", "A separate player: owns org.mpris.MediaPlayer2.lector.instance<PID> only")
+        let noDuck = parser.flag("no-duck", "Leave other audio alone while reading")
+        let duckLevel = parser.double("duck-level", "Lower other streams on the same sink by DB decibels while reading (default -15)", argument: "DB")
+        let pauseOthers = parser.flag("pause-others", "Instead of lowering other audio, pause the other media players while reading and resume them afterwards")
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.isEmpty else { printError("daemon takes no arguments"); return 2 }
-        return Daemon(instance: instance.value).run()
+        var ducking = DuckingMode.standard
+        if let level = duckLevel.value {
+            guard level.isFinite, abs(level) <= 60 else { printError("--duck-level takes a level from -60 to 0 dB"); return 2 }
+            ducking = .lower(decibels: -abs(level))
+        }
+        if pauseOthers.value { ducking = .pauseOtherPlayers }
+        if noDuck.value { ducking = .off }
+        return Daemon(instance: instance.value, ducking: ducking).run()
     }
 
     // MARK: read

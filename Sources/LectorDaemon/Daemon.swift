@@ -19,11 +19,15 @@ public final class Daemon {
     private var mprisOwnership: NameOwnership?
     private var exitCode: Int32 = 0
     private var changePending: Source?
+    private let duckingMode: DuckingMode
+    private var ducking: Ducking?
 
     /// Sets up (nothing is connected yet). With `instance`, the daemon is a deliberately separate player: it
-    /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name.
-    public init(instance: Bool = false) {
+    /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name. `ducking` is what
+    /// happens to other audio while Lector reads.
+    init(instance: Bool = false, ducking: DuckingMode = .standard) {
         self.instance = instance
+        duckingMode = ducking
         server = SoundServer(applicationName: "Lector", properties: [
             "application.name": "Lector",
             "application.id": Names.applicationID,
@@ -49,7 +53,11 @@ public final class Daemon {
             return 1
         }
         engine.onEvent = { [unowned self] event, position in self.lector.emit(event, position: position) }
-        engine.onChange = { [unowned self] in self.scheduleAnnouncement() }
+        ducking = Ducking(mode: duckingMode, server: server, connection: connection)
+        engine.onChange = { [unowned self] in
+            self.ducking?.follow(self.engine.manager.state)
+            self.scheduleAnnouncement()
+        }
         // Objects first, then the name: a client that reacts to the name appearing always finds them.
         do {
             try lector.export(on: connection)
@@ -93,6 +101,7 @@ public final class Daemon {
         loop.run()
         try? engine.apply { m in m.stop() }
         synthesis.terminate()
+        ducking?.finish()
         mprisOwnership?.release()
         ownership?.release()
         connection.flush()

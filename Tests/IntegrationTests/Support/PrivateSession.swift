@@ -183,16 +183,16 @@ final class PrivateSession: @unchecked Sendable {
         return process
     }
 
-    /// Starts `lector daemon` in the foreground of a child process (its log kept in the session folder)
+    /// Starts `lector daemon ARGUMENTS…` in the foreground of a child process (its log kept in the session folder)
     /// and waits until it owns its bus name.
     /// - Throws: `HarnessError` with its log when it exits or does not own the name within 10 s.
     @discardableResult
-    func startDaemon() async throws -> BackgroundProcess {
+    func startDaemon(_ arguments: [String] = []) async throws -> BackgroundProcess {
         let n = lock.withLock { () -> Int in
             daemonCount += 1
             return daemonCount
         }
-        let daemon = try spawn(Paths.lectorBinary, ["daemon"], tag: "daemon-\(n)")
+        let daemon = try spawn(Paths.lectorBinary, ["daemon"] + arguments, tag: "daemon-\(n)")
         lock.withLock { daemons.append(daemon) }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {

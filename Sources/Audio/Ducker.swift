@@ -1,0 +1,361 @@
+@preconcurrency import Glibc
+internal import CPulse
+
+/// One stream lowered by a `Ducker`: enough to put its volume back, also from another process after a crash.
+public struct DuckedStream: Equatable, Sendable {
+    /// The sink input's index on the server (`pa_sink_input_info.index`; indexes are not reused while the
+    /// server runs).
+    public var index: UInt32
+    /// Its volume before ducking, one software volume per channel (`pa_volume_t`, `PA_VOLUME_NORM` = 65536 is
+    /// 100 %).
+    public var original: [UInt32]
+    /// The volume Lector set, per channel. The stream is restored only while it still has this volume: a volume
+    /// the user set in between wins.
+    public var ducked: [UInt32]
+
+    /// Makes a record (see the properties).
+    public init(index: UInt32, original: [UInt32], ducked: [UInt32]) {
+        self.index = index
+        self.original = original
+        self.ducked = ducked
+    }
+}
+
+/// Lowers the other playback streams ("ducking") while Lector speaks, and puts them back exactly.
+///
+/// While ducking, every sink input on the sink Lector plays on (the sink of this process's own stream, else the
+/// server's default sink) that does not belong to this process is set to its own volume times `attenuation`
+/// (`pa_sw_volume_from_dB`), including streams that appear meanwhile (a `pa_context_subscribe` on sink inputs).
+/// `restore()` sets each one back to the volume it had — unless its volume was changed by someone else in the
+/// meantime (the user moved its slider): that stream is left as the user set it. PulseAudio and pipewire-pulse
+/// both implement these calls. Source: PulseAudio's `pulse/introspect.h`, `pulse/subscribe.h`, `pulse/volume.h`.
+///
+/// Runs on the GLib main loop with the `SoundServer`'s connection; when the connection is lost the records of
+/// that server are dropped (its streams are gone with it).
+public final class Ducker {
+    /// How much other streams are lowered, in dB (negative; -15 dB by default).
+    public var attenuationDecibels: Double
+
+    /// Called on the main loop whenever `ducked` changes, so the owner can keep a copy on disk for
+    /// `restore(leftovers:)` after a crash.
+    public var onChange: (([DuckedStream]) -> Void)?
+
+    /// The streams lowered now, in the order they were lowered.
+    public private(set) var ducked: [DuckedStream] = []
+
+    /// Whether ducking is on (between `duck()` and `restore()`).
+    public private(set) var isDucking = false
+
+    private let server: SoundServer
+    /// The context the subscription was made on (a reconnection makes a new one).
+    private var subscribedContext: OpaquePointer?
+    /// Counts info requests; a reply to a request made before Lector's own volume change is stale.
+    private var requestSerial: UInt64 = 0
+    private var setAtSerial: [UInt32: UInt64] = [:]
+    /// Volume changes sent and not yet acknowledged, with what to run when all are.
+    private var pendingOperations = 0
+    private var whenSettled: [() -> Void] = []
+    private var targetSink: UInt32?
+    private var pendingLeftovers: [DuckedStream] = []
+    private let ownProcessID = String(getpid())
+
+    /// - Parameters:
+    ///   - server: the connection to the sound server (the daemon's own).
+    ///   - attenuationDecibels: how much to lower other streams, in dB (e.g. -15).
+    public init(server: SoundServer, attenuationDecibels: Double = -15) {
+        self.server = server
+        self.attenuationDecibels = attenuationDecibels
+        server.addStateObserver { [weak self] state in self?.serverStateChanged(state) }
+    }
+
+    /// Starts ducking: lowers every other stream on Lector's sink now and each new one as it appears.
+    /// Idempotent; does nothing while the server is not ready (ducking starts when it is).
+    public func duck() {
+        guard !isDucking else { return }
+        isDucking = true
+        guard let ctx = server.context, server.state == .ready else { return }
+        start(on: ctx)
+    }
+
+    /// Stops ducking: every stream lowered and not changed by someone else since gets its own volume back.
+    /// `completion` runs on the main loop once the server has acknowledged every change (at once when there is
+    /// nothing to do or no connection).
+    public func restore(completion: (() -> Void)? = nil) {
+        isDucking = false
+        targetSink = nil
+        let records = ducked
+        ducked = []
+        setAtSerial = [:]
+        if !records.isEmpty { onChange?(ducked) }
+        if let ctx = server.context, server.state == .ready {
+            for record in records { setVolume(record.index, record.original, on: ctx, onlyIf: record.ducked) }
+        }
+        if let completion { settle(completion) }
+    }
+
+    /// Puts back streams a previous Lector process lowered and never restored (it crashed): each sink input
+    /// that still exists with exactly the volume that process set gets its `original` volume back. Done as
+    /// soon as the server is ready (now, if it is).
+    public func restore(leftovers: [DuckedStream]) {
+        guard let ctx = server.context, server.state == .ready else {
+            pendingLeftovers += leftovers
+            return
+        }
+        for record in leftovers { setVolume(record.index, record.original, on: ctx, onlyIf: record.ducked) }
+    }
+
+    // MARK: - Internals
+
+    private func serverStateChanged(_ state: SoundServer.State) {
+        switch state {
+        case .ready:
+            if !pendingLeftovers.isEmpty {
+                let leftovers = pendingLeftovers
+                pendingLeftovers = []
+                restore(leftovers: leftovers)
+            }
+            if isDucking, let ctx = server.context { start(on: ctx) }
+        case .failed, .disconnected:
+            subscribedContext = nil
+            targetSink = nil
+            setAtSerial = [:]
+            if !ducked.isEmpty {
+                ducked = []
+                onChange?(ducked)
+            }
+        case .connecting:
+            break
+        }
+    }
+
+    private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private func start(on ctx: OpaquePointer) {
+        // Volumes being put back (an earlier restore, a crashed process's leftovers) must land first, or the
+        // list below would take a lowered volume for a stream's own.
+        if pendingOperations > 0 {
+            settle { [weak self] in
+                guard let self, self.isDucking, let ctx = self.server.context, self.server.state == .ready else { return }
+                self.start(on: ctx)
+            }
+            return
+        }
+        if subscribedContext != ctx {
+            subscribedContext = ctx
+            pa_context_set_subscribe_callback(ctx, { ctx, type, index, userdata in
+                guard let ctx, let userdata else { return }
+                Unmanaged<Ducker>.fromOpaque(userdata).takeUnretainedValue().event(type, index: index, on: ctx)
+            }, userdata)
+            if let op = pa_context_subscribe(ctx, PA_SUBSCRIPTION_MASK_SINK_INPUT, nil, nil) { pa_operation_unref(op) }
+        }
+        requestSerial += 1
+        let serial = requestSerial
+        let box = Unmanaged.passRetained(InfoRequest(ducker: self, serial: serial)).toOpaque()
+        // Our own stream tells which sink to duck; the list comes in one reply, so look at it whole.
+        let op = pa_context_get_sink_input_info_list(ctx, { ctx, info, eol, box in
+            guard let box else { return }
+            let request = Unmanaged<InfoRequest>.fromOpaque(box)
+            if eol != 0 {
+                let r = request.takeRetainedValue()
+                r.ducker?.listed(r.collected, on: ctx)
+                return
+            }
+            if let info { request.takeUnretainedValue().collected.append(SinkInput(info.pointee)) }
+        }, box)
+        if let op { pa_operation_unref(op) } else { Unmanaged<InfoRequest>.fromOpaque(box).release() }
+    }
+
+    private func listed(_ inputs: [SinkInput], on ctx: OpaquePointer?) {
+        guard isDucking, let ctx, ctx == server.context else { return }
+        if let own = inputs.first(where: { $0.processID == ownProcessID }) {
+            targetSink = own.sink
+            for input in inputs { consider(input, on: ctx) }
+        } else {
+            // No stream of ours yet: the default sink is where it will play.
+            let box = Unmanaged.passRetained(DefaultSinkRequest(ducker: self, inputs: inputs)).toOpaque()
+            let op = pa_context_get_sink_info_by_name(ctx, "@DEFAULT_SINK@", { ctx, info, eol, box in
+                guard let box else { return }
+                if eol == 0, let info {
+                    Unmanaged<DefaultSinkRequest>.fromOpaque(box).takeUnretainedValue().sink = info.pointee.index
+                    return
+                }
+                let r = Unmanaged<DefaultSinkRequest>.fromOpaque(box).takeRetainedValue()
+                guard let ducker = r.ducker, ducker.isDucking, let ctx, ctx == ducker.server.context else { return }
+                ducker.targetSink = r.sink
+                for input in r.inputs { ducker.consider(input, on: ctx) }
+            }, box)
+            if let op { pa_operation_unref(op) } else { Unmanaged<DefaultSinkRequest>.fromOpaque(box).release() }
+        }
+    }
+
+    /// Lowers `input` if it is another program's stream on our sink and not lowered yet.
+    private func consider(_ input: SinkInput, on ctx: OpaquePointer) {
+        guard isDucking, input.processID != ownProcessID, input.hasVolume, input.volumeWritable else { return }
+        guard input.sink == targetSink, !ducked.contains(where: { $0.index == input.index }) else { return }
+        let factor = pa_sw_volume_from_dB(attenuationDecibels)
+        let lowered = input.volume.map { pa_sw_volume_multiply($0, factor) }
+        ducked.append(DuckedStream(index: input.index, original: input.volume, ducked: lowered))
+        setAtSerial[input.index] = requestSerial
+        onChange?(ducked)
+        setVolume(input.index, lowered, on: ctx, onlyIf: nil)
+    }
+
+    private func event(_ type: pa_subscription_event_type_t, index: UInt32, on ctx: OpaquePointer) {
+        guard ctx == server.context else { return }
+        let kind = type.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
+        if kind == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue {
+            if let i = ducked.firstIndex(where: { $0.index == index }) {
+                ducked.remove(at: i)
+                setAtSerial[index] = nil
+                onChange?(ducked)
+            }
+            return
+        }
+        guard isDucking else { return }
+        let isNew = kind == PA_SUBSCRIPTION_EVENT_NEW.rawValue
+        guard isNew || ducked.contains(where: { $0.index == index }) else { return }
+        requestSerial += 1
+        let box = Unmanaged.passRetained(InfoRequest(ducker: self, serial: requestSerial)).toOpaque()
+        let op = pa_context_get_sink_input_info(ctx, index, { ctx, info, eol, box in
+            guard let box else { return }
+            if eol != 0 {
+                let r = Unmanaged<InfoRequest>.fromOpaque(box).takeRetainedValue()
+                guard let input = r.collected.first else { return }
+                r.ducker?.updated(input, serial: r.serial, on: ctx)
+                return
+            }
+            if let info { Unmanaged<InfoRequest>.fromOpaque(box).takeUnretainedValue().collected.append(SinkInput(info.pointee)) }
+        }, box)
+        if let op { pa_operation_unref(op) } else { Unmanaged<InfoRequest>.fromOpaque(box).release() }
+    }
+
+    /// A new stream, or a change of a lowered one (its volume, its sink).
+    private func updated(_ input: SinkInput, serial: UInt64, on ctx: OpaquePointer?) {
+        guard isDucking, let ctx, ctx == server.context else { return }
+        guard let i = ducked.firstIndex(where: { $0.index == input.index }) else {
+            if targetSink != nil { consider(input, on: ctx) }
+            return
+        }
+        // A reply to a request sent before our own change shows the volume from before it.
+        guard serial > setAtSerial[input.index, default: 0] else { return }
+        if input.volume != ducked[i].ducked || input.sink != targetSink {
+            // Someone else set this stream's volume (or moved it): theirs to keep, never restored by us.
+            ducked.remove(at: i)
+            setAtSerial[input.index] = nil
+            onChange?(ducked)
+        }
+    }
+
+    /// Sets a sink input's volume; with `onlyIf`, only when its volume is exactly that now.
+    private func setVolume(_ index: UInt32, _ volume: [UInt32], on ctx: OpaquePointer, onlyIf expected: [UInt32]?) {
+        pendingOperations += 1
+        guard let expected else {
+            send(index, volume, on: ctx)
+            return
+        }
+        let box = Unmanaged.passRetained(ConditionalSet(ducker: self, volume: volume, expected: expected)).toOpaque()
+        let op = pa_context_get_sink_input_info(ctx, index, { ctx, info, eol, box in
+            guard let box else { return }
+            let r = Unmanaged<ConditionalSet>.fromOpaque(box)
+            if eol == 0 {
+                if let info { r.takeUnretainedValue().current = SinkInput(info.pointee) }
+                return
+            }
+            let set = r.takeRetainedValue()
+            guard let ducker = set.ducker else { return }
+            if let current = set.current, current.volume == set.expected, let ctx {
+                ducker.send(current.index, set.volume, on: ctx)
+            } else {
+                ducker.operationDone()
+            }
+        }, box)
+        if let op { pa_operation_unref(op) } else {
+            Unmanaged<ConditionalSet>.fromOpaque(box).release()
+            operationDone()
+        }
+    }
+
+    private func send(_ index: UInt32, _ volume: [UInt32], on ctx: OpaquePointer) {
+        var cvolume = pa_cvolume()
+        cvolume.channels = UInt8(min(volume.count, Int(PA_CHANNELS_MAX)))
+        withUnsafeMutableBytes(of: &cvolume.values) { raw in
+            let values = raw.bindMemory(to: pa_volume_t.self)
+            for (i, v) in volume.prefix(values.count).enumerated() { values[i] = v }
+        }
+        let op = pa_context_set_sink_input_volume(ctx, index, &cvolume, { _, _, userdata in
+            guard let userdata else { return }
+            Unmanaged<Ducker>.fromOpaque(userdata).takeUnretainedValue().operationDone()
+        }, userdata)
+        if let op { pa_operation_unref(op) } else { operationDone() }
+    }
+
+    private func operationDone() {
+        pendingOperations = max(0, pendingOperations - 1)
+        guard pendingOperations == 0 else { return }
+        let waiting = whenSettled
+        whenSettled = []
+        for body in waiting { body() }
+    }
+
+    private func settle(_ completion: @escaping () -> Void) {
+        if pendingOperations == 0 || server.state != .ready {
+            completion()
+        } else {
+            whenSettled.append(completion)
+        }
+    }
+}
+
+/// What Lector needs of a `pa_sink_input_info`, copied out of the callback.
+private struct SinkInput {
+    var index: UInt32
+    var sink: UInt32
+    var volume: [UInt32]
+    var hasVolume: Bool
+    var volumeWritable: Bool
+    /// `application.process.id` of the stream's client, if it says.
+    var processID: String?
+
+    init(_ info: pa_sink_input_info) {
+        index = info.index
+        sink = info.sink
+        var cv = info.volume
+        let channels = Int(cv.channels)
+        volume = withUnsafeBytes(of: &cv.values) { Array($0.bindMemory(to: pa_volume_t.self).prefix(channels)) }
+        hasVolume = info.has_volume != 0
+        volumeWritable = info.volume_writable != 0
+        processID = info.proplist.flatMap { pa_proplist_gets($0, "application.process.id") }.map { String(cString: $0) }
+    }
+}
+
+private final class InfoRequest {
+    weak var ducker: Ducker?
+    let serial: UInt64
+    var collected: [SinkInput] = []
+    init(ducker: Ducker, serial: UInt64) {
+        self.ducker = ducker
+        self.serial = serial
+    }
+}
+
+private final class DefaultSinkRequest {
+    weak var ducker: Ducker?
+    let inputs: [SinkInput]
+    var sink: UInt32?
+    init(ducker: Ducker, inputs: [SinkInput]) {
+        self.ducker = ducker
+        self.inputs = inputs
+    }
+}
+
+private final class ConditionalSet {
+    weak var ducker: Ducker?
+    let volume: [UInt32]
+    let expected: [UInt32]
+    var current: SinkInput?
+    init(ducker: Ducker, volume: [UInt32], expected: [UInt32]) {
+        self.ducker = ducker
+        self.volume = volume
+        self.expected = expected
+    }
+}
