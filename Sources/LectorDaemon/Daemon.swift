@@ -52,7 +52,11 @@ public final class Daemon {
             printError("cannot connect to the session bus: \(error)")
             return 1
         }
-        engine.onEvent = { [unowned self] event, position in self.lector.emit(event, position: position) }
+        let notifier = FailureNotifier(connection: connection)
+        engine.onEvent = { [unowned self] event, position in
+            self.lector.emit(event, position: position)
+            notifier.observe(event)
+        }
         ducking = Ducking(mode: duckingMode, server: server, connection: connection)
         engine.onChange = { [unowned self] in
             self.ducking?.follow(self.engine.manager.state)
