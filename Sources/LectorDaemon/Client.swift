@@ -79,9 +79,9 @@ final class Client {
                             arguments: arguments, autoStart: false)
     }
 
-    /// Calls Pause, Resume, Stop or Toggle. Returns the exit status.
-    func call(_ method: String) -> Int32 {
-        do { _ = try lector(method) } catch {
+    /// Calls a method of Lector's interface (Pause, Resume, Stop, Toggle, SleepAfter, …). Returns the exit status.
+    func call(_ method: String, _ arguments: [Variant] = []) -> Int32 {
+        do { _ = try lector(method, arguments) } catch {
             printError(error.description)
             return 1
         }
@@ -195,6 +195,23 @@ final class Client {
         return reply.first?.unboxed ?? .string("")
     }
 
+    /// Prints "sleep: off", "sleep: until 23:40:05" or "sleep: at the end of this paragraph".
+    func printSleepTimer() -> Int32 {
+        do {
+            let reply = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+                                            method: "Get", arguments: [.string(Names.interface), .string("SleepTimer")], autoStart: false)
+            guard case .tuple(let t)? = reply.first?.unboxed, t.count == 2, let mode = t[0].string, let at = t[1].int64 else {
+                printError("unexpected reply from the daemon")
+                return 1
+            }
+            print("sleep: \(SleepTimer.describe(mode: mode, wallClock: at))")
+            return 0
+        } catch {
+            printError(error.description)
+            return 1
+        }
+    }
+
     /// Prints `key: value` lines (see `lector status --help`).
     func printStatus() -> Int32 {
         let all: [String: Variant]
@@ -225,6 +242,9 @@ final class Client {
         print("position: \(seconds(position))")
         print("length: \(seconds(all["Length"]?.int64 ?? 0))")
         print("sentence: \(sentence)")
+        if case .tuple(let t)? = all["SleepTimer"], t.count == 2, let mode = t[0].string, let at = t[1].int64 {
+            print("sleep: \(SleepTimer.describe(mode: mode, wallClock: at))")
+        }
         return 0
     }
 }

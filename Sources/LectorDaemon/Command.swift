@@ -16,6 +16,7 @@ public enum Command {
         ("seek", "Jump by ±SECONDS"),
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
+        ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
         ("voices", "List the voices and languages eSpeak NG offers"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
@@ -34,6 +35,7 @@ public enum Command {
         case "read": return read(rest)
         case "pause", "resume", "stop", "toggle": return control(name, rest)
         case "status": return status(rest)
+        case "sleep": return sleep(rest)
         case "next", "previous": return move(name, rest)
         case "seek": return seek(rest)
         case "position": return position(rest)
@@ -225,6 +227,41 @@ public enum Command {
             return 1
         }
         return follow.value ? StatusView(client: client).run() : client.printStatus()
+    }
+
+    // MARK: sleep
+
+    private static func sleep(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "[DURATION | paragraph | off]",
+                                  summary: "The sleep timer: reading fades out over 5 s and pauses after DURATION (20m, 90s, 1h30m; a bare number is minutes) or at the end of the paragraph being read; `off` cancels it. Without an argument, shows it.")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.count <= 1 else { printError("sleep takes one argument: DURATION, paragraph or off"); return 2 }
+        var call: (method: String, arguments: [Variant])?
+        if let word = rest.first {
+            switch word.lowercased() {
+            case "off", "cancel": call = ("CancelSleep", [])
+            case "paragraph", "para", "p": call = ("SleepAtParagraphEnd", [])
+            default:
+                guard let microseconds = SleepTimer.parseDuration(word) else {
+                    printError("'\(word)' is not a duration; try 20m, 90s, 1h30m, paragraph or off")
+                    return 2
+                }
+                call = ("SleepAfter", [.int64(microseconds)])
+            }
+        }
+        guard let client = running() else {
+            guard let call, call.method != "CancelSleep" else {
+                print("sleep: off")
+                return 0
+            }
+            printError("nothing is being read")
+            return 1
+        }
+        if let call {
+            let status = client.call(call.method, call.arguments)
+            guard status == 0 else { return status }
+        }
+        return client.printSleepTimer()
     }
 
     // MARK: voices

@@ -53,9 +53,14 @@ public final class Daemon {
             return 1
         }
         let notifier = FailureNotifier(connection: connection)
+        let sleepTimer = SleepTimer(engine: engine)
+        sleepTimer.onChange = { [unowned self] in self.scheduleAnnouncement() }
+        lector.sleepTimer = sleepTimer
+        mpris.sleepTimer = sleepTimer
         engine.onEvent = { [unowned self] event, position in
             self.lector.emit(event, position: position)
             notifier.observe(event)
+            sleepTimer.observe(event)
         }
         ducking = Ducking(mode: duckingMode, server: server, connection: connection)
         engine.onChange = { [unowned self] in

@@ -41,6 +41,17 @@ enum Introspection {
     <method name="Toggle"/>
     <!-- Stop: -> stopped, position 0, queued audio and queued texts discarded at once. The text is kept for Toggle. -->
     <method name="Stop"/>
+    <!-- SleepAfter: the sleep timer. Reading pauses `duration` µs from now (1 s to 24 h; wall-clock time, whether
+         reading or not), after fading out over the last 5 s. Paused, not stopped: Play continues there.
+         A new timer replaces the old one. Error org.freedesktop.DBus.Error.InvalidArgs for a duration out of range. -->
+    <method name="SleepAfter">
+      <arg name="duration" type="x" direction="in"/>
+    </method>
+    <!-- SleepAtParagraphEnd: the sleep timer, at the end of the paragraph being read (the text up to the next
+         blank line), fading out over its last 5 s. Error org.lector.Lector1.Error.NothingToPlay when stopped. -->
+    <method name="SleepAtParagraphEnd"/>
+    <!-- CancelSleep: turns the sleep timer off (a fade in progress is undone). -->
+    <method name="CancelSleep"/>
     <!-- ListVoices: the eSpeak NG voices: (name, identifier, BCP 47 languages, gender "male"/"female"/""). -->
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>
@@ -61,6 +72,9 @@ enum Introspection {
     <property name="Position" type="x" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="false"/></property>
     <!-- Length of the utterance's audio, µs: estimated until synthesis reaches the end, then exact. -->
     <property name="Length" type="x" access="read"/>
+    <!-- The sleep timer: ("off", 0), ("time", when it pauses in µs since the Unix epoch), or ("paragraph", 0).
+         It turns off once it has paused reading, on Stop, and when another text replaces the one being read. -->
+    <property name="SleepTimer" type="(sx)" access="read"/>
 
     <!-- Events, each sent when it is heard (not when it is synthesized), in this order for one utterance:
          Started, then Sentence/Word as reading goes on (Paused/Resumed between), then exactly one of

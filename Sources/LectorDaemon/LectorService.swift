@@ -9,6 +9,8 @@ final class LectorService: DBusObject {
     private let preparer: UtterancePreparer
     private weak var connection: DBusConnection?
     private var announced: [String: Variant] = [:]
+    /// The sleep timer behind SleepAfter, SleepAtParagraphEnd, CancelSleep and the SleepTimer property.
+    var sleepTimer: SleepTimer?
 
     init(engine: ReadingEngine, preparer: UtterancePreparer) {
         self.engine = engine
@@ -36,6 +38,13 @@ final class LectorService: DBusObject {
         case "Resume": try transition { m in m.resume() }
         case "Stop": try transition { m in m.stop() }
         case "Toggle": try transition { m throws(SpeechError) in try m.toggle() }
+        case "SleepAfter":
+            guard arguments.count == 1, case .int64(let microseconds) = arguments[0] else {
+                throw .invalidArgs("SleepAfter takes (x microseconds)")
+            }
+            try sleepTimer?.pause(after: microseconds)
+        case "SleepAtParagraphEnd": try sleepTimer?.pauseAtParagraphEnd()
+        case "CancelSleep": sleepTimer?.cancel()
         case "ListVoices":
             let voices = preparer.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
@@ -148,6 +157,7 @@ final class LectorService: DBusObject {
             "Voice": .string(u?.voiceName ?? ""),
             "Sentence": .tuple([.uint32(UInt32(m.sentenceIndex)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))]),
             "Length": .int64(engine.length),
+            "SleepTimer": sleepTimer?.dbusValue ?? .tuple([.string("off"), .int64(0)]),
         ]
     }
 }

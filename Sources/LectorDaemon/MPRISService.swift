@@ -24,6 +24,8 @@ final class MPRISService: DBusObject {
     private weak var connection: DBusConnection?
     private var announced: [String: [String: Variant]] = [:]
     private let artURL: String?
+    /// Shown in the metadata as `lector:sleepTimer` while set.
+    var sleepTimer: SleepTimer?
 
     init(engine: ReadingEngine, lector: LectorService, quit: @escaping () -> Void) {
         self.engine = engine
@@ -211,6 +213,8 @@ final class MPRISService: DBusObject {
         ]
         if let url = u.url { d["xesam:url"] = .string(url) }
         if let artURL { d["mpris:artUrl"] = .string(artURL) }
+        // Not an MPRIS key (the specification allows others in their own namespace): when the sleep timer pauses.
+        if let sleep = sleepTimer?.description { d["lector:sleepTimer"] = .string(sleep) }
         return .vardict(d)
     }
 

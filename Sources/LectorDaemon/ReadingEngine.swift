@@ -59,8 +59,18 @@ final class ReadingEngine {
     /// Sets the stream volume (linear, clamped to 0...1).
     func setVolume(_ value: Double) {
         volume = min(1, max(0, value))
-        run?.stream.setVolume(volume)
+        run?.stream.setVolume(volume * fade)
         onChange?()
+    }
+
+    /// A gain on top of `volume` (linear, 0...1) for fades such as the sleep timer's; not a volume clients
+    /// see or announce.
+    private(set) var fade: Double = 1
+
+    /// Sets `fade` (clamped to 0...1) and applies it to the stream at once.
+    func setFade(_ value: Double) {
+        fade = min(1, max(0, value))
+        run?.stream.setVolume(volume * fade)
     }
 
     // MARK: what clients see
@@ -144,7 +154,7 @@ final class ReadingEngine {
             "media.name": u.title,
             "media.language": u.language,
         ], corked: corked)
-        stream.setVolume(volume)
+        stream.setVolume(volume * fade)
         let run = Run(utterance: u, firstSentence: sentence, stream: stream)
         self.run = run
         stream.onWritable = { [unowned self, unowned run] _ in if self.run === run { self.feed() } }
