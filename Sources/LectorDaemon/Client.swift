@@ -99,6 +99,7 @@ final class Client {
         if options.queue { dict["queue"] = .bool(true) }
         if let v = options.title { dict["title"] = .string(v) }
         if let v = options.url { dict["url"] = .string(v) }
+        if options.fromStart { dict["from-start"] = .bool(true) }
 
         // Subscribe before asking, so that no event can be missed.
         var ended: [UInt64: Int32] = [:]

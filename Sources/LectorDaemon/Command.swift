@@ -100,6 +100,7 @@ public enum Command {
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8)", argument: "FILE")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
+        let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
         let output = parser.string("output", short: "o", "Render to a WAV file instead of playing (no daemon, no sound server)", argument: "FILE.wav")
         guard let rest = parse(parser, args) else { return 2 }
@@ -114,6 +115,7 @@ public enum Command {
             text = input.text
             options.title = input.title
             options.url = input.url
+            options.fromStart = fromStart.value
         }
 
         if let output = output.value {

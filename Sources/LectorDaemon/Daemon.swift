@@ -56,11 +56,14 @@ public final class Daemon {
         let sleepTimer = SleepTimer(engine: engine)
         sleepTimer.onChange = { [unowned self] in self.scheduleAnnouncement() }
         lector.sleepTimer = sleepTimer
+        let bookmarks = Bookmarks(engine: engine)
+        lector.bookmarks = bookmarks
         mpris.sleepTimer = sleepTimer
         engine.onEvent = { [unowned self] event, position in
             self.lector.emit(event, position: position)
             notifier.observe(event)
             sleepTimer.observe(event)
+            bookmarks.observe(event)
         }
         ducking = Ducking(mode: duckingMode, server: server, connection: connection)
         engine.onChange = { [unowned self] in
@@ -109,6 +112,7 @@ public final class Daemon {
         }
         loop.run()
         try? engine.apply { m in m.stop() }
+        bookmarks.flush()
         synthesis.terminate()
         ducking?.finish()
         mprisOwnership?.release()

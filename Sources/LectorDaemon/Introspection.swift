@@ -23,7 +23,9 @@ enum Introspection {
         pitch     i  base pitch 0-99 (default 50)
         queue     b  append after what is being read instead of replacing it
         title     s  a title for media widgets (default: the start of the text)
-        url       s  the file:// URI the text came from, if any
+        url       s  the file:// URI the text came from, if any: a file read before starts again at the last
+                     sentence heard (its bookmark), unless its text changed
+        from-start b  with url: start from the beginning, ignoring the bookmark
       Errors: org.lector.Lector1.Error.EmptyText (nothing readable), org.lector.Lector1.Error.UnknownLanguage,
       org.lector.Lector1.Error.UnknownVoice, org.freedesktop.DBus.Error.InvalidArgs (bad option type or range).
     -->

@@ -11,6 +11,8 @@ final class LectorService: DBusObject {
     private var announced: [String: Variant] = [:]
     /// The sleep timer behind SleepAfter, SleepAtParagraphEnd, CancelSleep and the SleepTimer property.
     var sleepTimer: SleepTimer?
+    /// Where files were left off, for Speak with a `url`.
+    var bookmarks: Bookmarks?
 
     init(engine: ReadingEngine, preparer: UtterancePreparer) {
         self.engine = engine
@@ -76,6 +78,11 @@ final class LectorService: DBusObject {
             throw DBusError(name: error.name, message: error.message)
         }
         try transition { m in m.speak(utterance, queue: options.queue) }
+        // A file read before continues where it was left off.
+        if !options.queue, !options.fromStart, let index = bookmarks?.resumePoint(for: utterance) {
+            Log.message("continuing \(utterance.url ?? "") at sentence \(index + 1) of \(utterance.sentences.count)")
+            try? engine.apply { m throws(SpeechError) in try m.jump(toSentence: index) }
+        }
         return utterance.id
     }
 
@@ -100,7 +107,10 @@ final class LectorService: DBusObject {
             case "queue":
                 guard let b = value.bool else { throw .invalidArgs("option 'queue' must be a boolean (b)") }
                 o.queue = b
-            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, title, url")
+            case "from-start":
+                guard let b = value.bool else { throw .invalidArgs("option 'from-start' must be a boolean (b)") }
+                o.fromStart = b
+            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, title, url, from-start")
             }
         }
         return o

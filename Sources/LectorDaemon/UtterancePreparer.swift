@@ -17,6 +17,8 @@ struct SpeakOptions: Equatable {
     var queue = false
     var title: String?
     var url: String?
+    /// For a file read before: start from its beginning instead of where it was left off.
+    var fromStart = false
 }
 
 /// Why a text cannot be read, with the D-Bus error name it travels as.

@@ -110,3 +110,48 @@ extension Integration {
         }
     }
 }
+
+extension Integration.Listening {
+    @Test("a file read again starts at the sentence where it was stopped; --from-start and an edited file start over")
+    func resumeWhereLeftOff() async throws {
+        let session = try PrivateSession.require()
+        try await session.ensureDaemon()
+        try await session.quiesce()
+        let paragraphs = [
+            "The first paragraph is short. It has two sentences.",
+            "The second paragraph is also short. It ends here.",
+            "Third paragraph begins now, and it goes on. " + Lector.longRun + ".",
+            "A fourth paragraph closes the text.",
+        ]
+        let file = session.directory.appendingPathComponent("book.txt")
+        try Data(paragraphs.joined(separator: "\n\n").utf8).write(to: file)
+
+        _ = try await session.lector(["read", "--file", file.path])
+        var status = try await session.status()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while status.sentence?.hasPrefix("Third paragraph") != true && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            status = try await session.status()
+        }
+        #expect(status.sentence?.hasPrefix("Third paragraph") == true, "\(status)")
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await session.lector(["stop"])
+
+        _ = try await session.lector(["read", "--file", file.path])
+        let again = try await session.waitForState("reading", timeout: 5)
+        #expect(again.sentence?.hasPrefix("Third paragraph") == true, "did not continue where it stopped: \(again)")
+        _ = try await session.lector(["stop"])
+
+        _ = try await session.lector(["read", "--from-start", "--file", file.path])
+        let fresh = try await session.waitForState("reading", timeout: 5)
+        #expect(fresh.sentence?.hasPrefix("The first paragraph") == true, "--from-start: \(fresh)")
+        _ = try await session.lector(["stop"])
+
+        // The bookmark is for this text: an edited file starts from its beginning.
+        try Data(("Edited. " + paragraphs.joined(separator: "\n\n")).utf8).write(to: file)
+        _ = try await session.lector(["read", "--file", file.path])
+        let edited = try await session.waitForState("reading", timeout: 5)
+        #expect(edited.sentence?.hasPrefix("Edited.") == true, "edited file: \(edited)")
+        _ = try await session.lector(["stop"])
+    }
+}

@@ -1,0 +1,107 @@
+import GLibKit
+import SpeechCore
+
+/// Where each file was left off: reading the same file again starts at the last sentence heard, as an audiobook
+/// player does (`lector read --from-start` and the Speak option `from-start` start from the beginning).
+///
+/// A bookmark belongs to a file's URI and to its text (a 64-bit FNV-1a hash of it): an edited file starts from its
+/// beginning. Reading a file to its end removes its bookmark. Kept in `$XDG_STATE_HOME/lector/bookmarks`, one line
+/// per file, "HASH<TAB>SENTENCE<TAB>URI", the most recent first, at most `capacity` of them; written atomically,
+/// at most every 5 s while reading and at once on pause, stop and exit.
+final class Bookmarks {
+    static let capacity = 200
+    static var path: String { UserDirs.state + "/lector/bookmarks" }
+
+    private struct Entry {
+        var hash: UInt64
+        var sentence: Int
+        var uri: String
+    }
+
+    private var entries: [Entry]
+    private var dirty = false
+    private var flushTimer: Source?
+    private let engine: ReadingEngine
+
+    init(engine: ReadingEngine) {
+        self.engine = engine
+        entries = Self.load()
+    }
+
+    /// The sentence to start `utterance` at: its file's bookmark, or nil (no file, no bookmark, another text).
+    func resumePoint(for utterance: Utterance) -> Int? {
+        guard let uri = utterance.url, let entry = entries.first(where: { $0.uri == uri }),
+              entry.hash == Self.hash(utterance.text), entry.sentence > 0,
+              entry.sentence < utterance.sentences.count else { return nil }
+        return entry.sentence
+    }
+
+    /// Follows what is heard: the sentence of a file's utterance moves its bookmark; its end removes it.
+    func observe(_ event: SpeechEvent) {
+        guard let u = engine.manager.current, u.id == event.utterance, let uri = u.url else { return }
+        switch event {
+        case .sentence(_, let index, _):
+            set(uri: uri, text: u.text, sentence: index)
+            scheduleFlush()
+        case .finished:
+            entries.removeAll { $0.uri == uri }
+            dirty = true
+            flush()
+        case .paused, .stopped, .error(_, _, true):
+            flush()
+        default:
+            break
+        }
+    }
+
+    /// Writes the bookmarks now if they changed.
+    func flush() {
+        flushTimer?.cancel()
+        flushTimer = nil
+        guard dirty else { return }
+        dirty = false
+        let text = entries.map { "\(String($0.hash, radix: 16))\t\($0.sentence)\t\($0.uri)\n" }.joined()
+        do { try writeFileAtomically(Self.path, Array(text.utf8)) } catch {
+            Log.warning("cannot keep bookmarks: \(error)")
+        }
+    }
+
+    private func set(uri: String, text: String, sentence: Int) {
+        if let i = entries.firstIndex(where: { $0.uri == uri }) {
+            if i == 0 && entries[0].sentence == sentence { return }
+            entries.remove(at: i)
+        }
+        entries.insert(Entry(hash: Self.hash(text), sentence: sentence, uri: uri), at: 0)
+        if entries.count > Self.capacity { entries.removeLast(entries.count - Self.capacity) }
+        dirty = true
+    }
+
+    private func scheduleFlush() {
+        guard flushTimer == nil else { return }
+        flushTimer = MainContext.timeout(milliseconds: 5_000) { [unowned self] in
+            self.flushTimer = nil
+            self.flush()
+            return false
+        }
+    }
+
+    /// 64-bit FNV-1a of the text's UTF-8.
+    static func hash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            h ^= UInt64(byte)
+            h = h &* 0x100_0000_01b3
+        }
+        return h
+    }
+
+    private static func load() -> [Entry] {
+        guard let bytes = try? readFile(path) else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", maxSplits: 2)
+            guard fields.count == 3, let hash = UInt64(fields[0], radix: 16), let sentence = Int(fields[1]),
+                  sentence >= 0 else { return nil }
+            return Entry(hash: hash, sentence: sentence, uri: String(fields[2]))
+        }
+    }
+}
