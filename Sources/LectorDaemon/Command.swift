@@ -181,13 +181,20 @@ public enum Command {
         return (value, rest)
     }
 
+    /// Seconds as µs, clamped to what an `x` can hold (`lector seek 1e300` is past the end, not a crash).
+    static func microseconds(_ seconds: Double) -> Int64 {
+        let value = seconds * 1_000_000
+        guard value.isFinite else { return value > 0 ? .max : .min }
+        return value >= 9.2e18 ? .max : value <= -9.2e18 ? .min : Int64(value)
+    }
+
     private static func seek(_ args: [String]) -> Int32 {
         let parser = OptionParser(parameterString: "±SECONDS", summary: "Jumps forward (+) or back (-) by SECONDS of speech, e.g. `lector seek -5`. Before the start means the start; past the end means the next sentence.")
         let (value, rest) = number(in: args)
         guard let leftover = parse(parser, rest) else { return 2 }
         guard let seconds = value, leftover.isEmpty else { printError("seek takes one number of seconds, e.g. `lector seek -5`"); return 2 }
         guard let client = running() else { return 0 }
-        return client.player("Seek", [.int64(Int64(seconds * 1_000_000))])
+        return client.player("Seek", [.int64(microseconds(seconds))])
     }
 
     private static func position(_ args: [String]) -> Int32 {
@@ -201,7 +208,7 @@ public enum Command {
         }
         if let value {
             guard value >= 0 else { printError("position must be 0 or more seconds"); return 2 }
-            return client.setPosition(Int64(value * 1_000_000))
+            return client.setPosition(microseconds(value))
         }
         return client.printPosition()
     }

@@ -95,7 +95,9 @@ final class ReadingEngine {
     /// - Throws: `SpeechError.nothingToPlay` with no text.
     func seek(to target: Int64) throws(SpeechError) {
         guard let u = manager.current else { throw .nothingToPlay }
-        let t = max(0, target) * Int64(Self.sampleRate) / 1_000_000
+        // µs → samples without overflow: Seek(Int64.max) is a valid call (it acts as Next).
+        let (scaled, overflow) = max(0, target).multipliedReportingOverflow(by: Int64(Self.sampleRate))
+        let t = overflow ? Int64.max : scaled / 1_000_000
         if t >= startSample(of: u.sentences.count) {
             if manager.sentenceIndex + 1 < u.sentences.count { try apply { m throws(SpeechError) in try m.jump(toSentence: m.sentenceIndex + 1) } }
             return

@@ -115,7 +115,9 @@ final class SleepTimer {
     /// of minutes ("20"). Returns µs, nil when it is not one.
     static func parseDuration(_ text: String) -> Int64? {
         let compact = text.lowercased().filter { !$0.isWhitespace }
-        if let minutes = Double(compact), minutes.isFinite, minutes > 0 { return Int64(minutes * 60_000_000) }
+        // Beyond what an `x` holds is simply too long (the daemon refuses more than a day), never a trap.
+        func µs(_ seconds: Double) -> Int64 { seconds * 1_000_000 >= 9.2e18 ? .max : Int64(seconds * 1_000_000) }
+        if let minutes = Double(compact), minutes.isFinite, minutes > 0 { return µs(minutes * 60) }
         var total = 0.0
         var number = ""
         var sawUnit = false
@@ -134,8 +136,8 @@ final class SleepTimer {
             number = ""
             sawUnit = true
         }
-        guard sawUnit, number.isEmpty, total > 0 else { return nil }
-        return Int64(total * 1_000_000)
+        guard sawUnit, number.isEmpty, total > 0, total.isFinite else { return nil }
+        return µs(total)
     }
 
     /// The D-Bus form (property SleepTimer, `(sx)`): ("off", 0), ("time", deadline in µs since the Unix epoch),

@@ -41,3 +41,13 @@ import Testing
         #expect(SleepTimer.lastSentenceOfParagraph(in: wrapped, from: 0) == 1)
     }
 }
+
+@Suite struct CommandNumberTests {
+    @Test func hugeDurationsAndSecondsDoNotTrap() {
+        #expect(SleepTimer.parseDuration("1e30") == .max)
+        #expect(SleepTimer.parseDuration("99999999999999999999h") == .max)
+        #expect(Command.microseconds(1e300) == .max)
+        #expect(Command.microseconds(-1e300) == .min)
+        #expect(Command.microseconds(-2.5) == -2_500_000)
+    }
+}

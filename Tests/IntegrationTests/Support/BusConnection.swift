@@ -1,0 +1,132 @@
+import CGio
+import Foundation
+
+/// A test's own connection to a private session bus, for many calls in a row with any arguments — also the
+/// wrong ones a well-behaved client would never send. Arguments are written in GVariant text format
+/// (`g_variant_parse`, e.g. `("hello", @a{sv} {})` or `(int32 5,)`), or given as a ready GVariant for what
+/// text cannot carry cheaply (a 10 MB string).
+final class BusConnection: @unchecked Sendable {
+    /// The outcome of a call: the reply printed as GVariant text, or the D-Bus error.
+    enum Reply: CustomStringConvertible {
+        case value(String)
+        case error(name: String, message: String)
+
+        var errorName: String? {
+            if case .error(let name, _) = self { return name }
+            return nil
+        }
+
+        var value: String? {
+            if case .value(let v) = self { return v }
+            return nil
+        }
+
+        var description: String {
+            switch self {
+            case .value(let v): return v
+            case .error(let name, let message): return "\(name): \(message.prefix(200))"
+            }
+        }
+    }
+
+    private let connection: OpaquePointer
+
+    /// Connects to the bus at `address`.
+    /// - Throws: `HarnessError` when the bus cannot be reached.
+    init(address: String) throws {
+        var error: UnsafeMutablePointer<GError>?
+        let flags = GDBusConnectionFlags(
+            rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+        guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
+            throw HarnessError("cannot connect to \(address): \(Self.take(&error).message)")
+        }
+        self.connection = connection
+    }
+
+    deinit {
+        g_dbus_connection_close_sync(connection, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(connection))
+    }
+
+    /// Calls `interface.method` on `destination` at `path` with `arguments` in GVariant text format (a tuple).
+    /// Text that does not parse is a harness error (a `.error` with the name "parse").
+    func call(_ destination: String, _ path: String, _ interface: String, _ method: String,
+              _ arguments: String = "()", timeoutMs: Int32 = 10_000) -> Reply {
+        var error: UnsafeMutablePointer<GError>?
+        guard let parameters = g_variant_parse(nil, arguments, nil, nil, &error) else {
+            return .error(name: "parse", message: Self.take(&error).message + " in " + arguments)
+        }
+        return call(destination, path, interface, method, parameters: parameters, timeoutMs: timeoutMs)
+    }
+
+    /// The same with a ready GVariant (a tuple; floating or not, it is consumed).
+    func call(_ destination: String, _ path: String, _ interface: String, _ method: String,
+              parameters: OpaquePointer?, timeoutMs: Int32 = 10_000) -> Reply {
+        var error: UnsafeMutablePointer<GError>?
+        let reply = g_dbus_connection_call_sync(
+            connection, destination, path, interface, method, parameters, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            timeoutMs, nil, &error)
+        guard let reply else {
+            let (name, message) = Self.take(&error)
+            return .error(name: name, message: message)
+        }
+        defer { g_variant_unref(reply) }
+        let printed = g_variant_print(reply, 1)
+        defer { g_free(printed) }
+        return .value(printed.map { String(cString: $0) } ?? "")
+    }
+
+    /// `(s)` of a string of `count` copies of `unit`, built without the text parser.
+    static func stringTuple(_ text: String) -> OpaquePointer? {
+        var child: OpaquePointer? = g_variant_new_string(text)
+        return g_variant_new_tuple(&child, 1)
+    }
+
+    /// Lector's own interface.
+    func lector(_ method: String, _ arguments: String = "()") -> Reply {
+        call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", method, arguments)
+    }
+
+    /// MPRIS's Player interface.
+    func player(_ method: String, _ arguments: String = "()") -> Reply {
+        call("org.mpris.MediaPlayer2.lector", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", method, arguments)
+    }
+
+    /// A property, as printed GVariant text (e.g. `<'reading'>`), or nil on an error.
+    func property(_ destination: String, _ path: String, _ interface: String, _ name: String) -> String? {
+        call(destination, path, "org.freedesktop.DBus.Properties", "Get", "('\(interface)', '\(name)')").value
+    }
+
+    /// Lector's State: "reading", "paused", "stopped", or nil when the daemon does not answer.
+    var lectorState: String? {
+        guard let text = property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "State") else { return nil }
+        return text.split(separator: "'").dropFirst().first.map(String.init)
+    }
+
+    /// Lector's Position in µs, or nil.
+    var lectorPosition: Int64? {
+        guard let text = property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Position") else { return nil }
+        return Int64(text.filter { $0.isNumber || $0 == "-" })
+    }
+
+    /// The unique name owning `name`, or nil.
+    func owner(_ name: String) -> String? {
+        call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "('\(name)',)")
+            .value?.split(separator: "'").dropFirst().first.map(String.init)
+    }
+
+    private static func take(_ error: inout UnsafeMutablePointer<GError>?) -> (name: String, message: String) {
+        guard let e = error else { return ("", "unknown error") }
+        var name = ""
+        if let remote = g_dbus_error_get_remote_error(e) {
+            name = String(cString: remote)
+            g_free(remote)
+            g_dbus_error_strip_remote_error(e)
+        }
+        let message = e.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        g_error_free(e)
+        error = nil
+        return (name, message)
+    }
+}
