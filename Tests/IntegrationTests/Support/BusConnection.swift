@@ -110,6 +110,42 @@ final class BusConnection: @unchecked Sendable {
         return Int64(text.filter { $0.isNumber || $0 == "-" })
     }
 
+    /// A property of Lector's interface as a GVariant (unboxed; the caller unrefs it), or nil on an error.
+    private func lectorValue(_ name: String) -> OpaquePointer? {
+        var error: UnsafeMutablePointer<GError>?
+        var items: [OpaquePointer?] = [g_variant_new_string("org.lector.Lector1"), g_variant_new_string(name)]
+        guard let reply = g_dbus_connection_call_sync(
+            connection, "org.lector.Lector", "/org/lector/Lector", "org.freedesktop.DBus.Properties", "Get",
+            g_variant_new_tuple(&items, 2), nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, 10_000, nil, &error)
+        else {
+            _ = Self.take(&error)
+            return nil
+        }
+        defer { g_variant_unref(reply) }
+        let boxed = g_variant_get_child_value(reply, 0)
+        defer { g_variant_unref(boxed) }
+        return g_variant_get_variant(boxed)
+    }
+
+    /// Lector's Text, or nil.
+    var lectorText: String? {
+        guard let value = lectorValue("Text") else { return nil }
+        defer { g_variant_unref(value) }
+        return String(cString: g_variant_get_string(value, nil))
+    }
+
+    /// Lector's Sentence (index, start, length in Unicode scalars of Text), or nil.
+    var lectorSentence: (index: Int, start: Int, length: Int)? {
+        guard let value = lectorValue("Sentence") else { return nil }
+        defer { g_variant_unref(value) }
+        func child(_ i: Int) -> Int {
+            let c = g_variant_get_child_value(value, gsize(i))
+            defer { g_variant_unref(c) }
+            return Int(g_variant_get_uint32(c))
+        }
+        return (child(0), child(1), child(2))
+    }
+
     /// The unique name owning `name`, or nil.
     func owner(_ name: String) -> String? {
         call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "('\(name)',)")
