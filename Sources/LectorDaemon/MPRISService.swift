@@ -46,7 +46,9 @@ final class MPRISService: DBusObject {
         let m = engine.manager
         switch (interface, method) {
         case (Self.rootInterface, "Raise"): break // CanRaise is false: no window to raise
-        case (Self.rootInterface, "Quit"): quit()
+        case (Self.rootInterface, "Quit"):
+            Log.message("ending: MPRIS Quit from \(sender)")
+            quit()
         case (Self.playerInterface, "Play"):
             guard m.current != nil else { break } // spec: no effect when there is nothing to play
             try transition { m throws(SpeechError) in try m.play() }
@@ -120,8 +122,9 @@ final class MPRISService: DBusObject {
     }
 
     private func seek(to position: Int64) throws(DBusError) {
-        do { try engine.seek(to: position) } catch { throw .failed(error.description) }
-        seeked()
+        let moved: Bool
+        do { moved = try engine.seek(to: position) } catch { throw .failed(error.description) }
+        if moved { seeked() }
     }
 
     private func seeked() {
