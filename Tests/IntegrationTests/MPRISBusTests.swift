@@ -91,15 +91,24 @@ extension Integration {
             let owner = await session.nameOwner(Lector.busName)
             let daemon = try session.spawn(Paths.lectorBinary, ["daemon", "--instance"], tag: "instance")
             let name = "org.mpris.MediaPlayer2.lector.instance\(daemon.pid)"
+            let bus = try session.bus(name)
+            // The objects are exported before the name is owned: from the first moment the name answers,
+            // GetAll works (before that, only "no such name").
             let deadline = ContinuousClock.now + .seconds(10)
-            while await session.nameOwner(name) == nil {
+            while true {
+                do {
+                    _ = try bus.getAll(MPRIS.player)
+                    break
+                } catch let error as DBusCallError {
+                    let early = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"]
+                    try #require(early.contains(error.name), "GetAll as soon as \(name) appeared: \(error)")
+                }
                 try #require(ContinuousClock.now < deadline && daemon.isRunning, "\(name) not owned: \(daemon.stderr)")
-                try await Task.sleep(for: .milliseconds(20))
+                try await Task.sleep(for: .milliseconds(1))
             }
             #expect(await session.nameOwner(Lector.busName) == owner, "the instance took Lector's own name")
             let list = try await session.run("playerctl", ["-l"], timeout: 10)
             #expect(list.stdout.contains("lector.instance\(daemon.pid)"), "\(list)")
-            let bus = try session.bus(name)
 
             var player = try Self.checkGetAll(bus, "before any text")
             #expect(player["PlaybackStatus"]?.string == "Stopped")

@@ -66,6 +66,15 @@ extension Integration {
             // A new text is a new track.
             try await startReading(session, bus, [Lector.longRun])
             #expect(bus.metadata["mpris:trackid"]?.string != track)
+
+            // playerctl open FILE: OpenUri with its file: URI.
+            let file = session.directory.appendingPathComponent("opened.txt")
+            try Data(fourSentences[3].utf8).write(to: file)
+            let open = try await session.playerctl(["open", file.path])
+            #expect(open.status == 0, "\(open)")
+            #expect(await bus.waitForStatus("Playing") == "Playing")
+            #expect(bus.metadata["xesam:url"]?.string == file.absoluteString, "\(bus.metadata["xesam:url"]?.description ?? "no xesam:url")")
+            #expect(bus.metadata["xesam:title"]?.string == fourSentences[3])
             try await session.quiesce()
         }
 
