@@ -256,9 +256,11 @@ extension Integration {
             let monitor = try await SignalMonitor(session: session)
             defer { Task { await monitor.stop() } }
             let mark = monitor.mark()
-            #expect(try await session.lector(["read", "--lang", "en", Lector.sentences]).status == 0)
+            // Slowly (about 20 s), so that synthesis, which runs at most 10 s ahead, refines the length while
+            // sentences are being heard.
+            #expect(try await session.lector(["read", "--lang", "en", "--rate", "80", Lector.sentences]).status == 0)
             #expect(await bus.waitForStatus("Playing") == "Playing")
-            #expect(await bus.waitForStatus("Stopped", timeout: 20) == "Stopped")
+            #expect(await bus.waitForStatus("Stopped", timeout: 40) == "Stopped")
             try await Task.sleep(for: .milliseconds(200))
             let changes = monitor.signals(after: mark).filter { $0.path == MPRIS.path && $0.member == "PropertiesChanged" }
             var titles: [String] = []
