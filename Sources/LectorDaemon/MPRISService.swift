@@ -100,7 +100,10 @@ final class MPRISService: DBusObject {
             guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Rate is a number (d)") }
             if v == 0 { try transition { m in m.pause() }; return } // spec: a rate of 0.0 acts as Pause
             let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(UtterancePreparer.defaultRate)).rounded())
+            let before = engine.manager.current?.rate
             try transition { m in m.changeRate(wpm) }
+            // The current sentence starts again at the new rate: the position jumps back to its start.
+            if engine.manager.state != .stopped, before != engine.manager.current?.rate { seeked() }
         case (Self.playerInterface, "LoopStatus"), (Self.playerInterface, "Shuffle"), (Self.rootInterface, "Fullscreen"):
             break // not supported: the value stays as it is (None, false, false)
         default:

@@ -325,8 +325,13 @@ extension Integration {
             #expect(try bus.get("Rate").double == 1)
             let before = try #require(bus.metadata["mpris:length"]?.int64)
 
+            let monitor = try await SignalMonitor(session: session)
+            defer { Task { await monitor.stop() } }
+            let signalMark = monitor.mark()
             var mark = recorder.mark()
             try bus.set("Rate", .double(2))
+            // The sentence starts again at the new rate: a jump of the position, announced by Seeked.
+            #expect(await monitor.wait(after: signalMark) { $0.member == "Seeked" } != nil, "no Seeked after a rate change")
             #expect(abs((try bus.get("Rate").double ?? 0) - 2) < 0.01)
             #expect(bus.status == "Playing")
             let speech = await recorder.waitForSpeech(after: mark, timeout: 2)
