@@ -75,6 +75,9 @@ public final class PlaybackStream {
     private var volume: Double?
     private var corkedOnServer = false
     private var lastPlayed: Int64 = 0
+    /// The stream has been uncorked at some time. A stream started corked has played nothing until then,
+    /// although `pa_stream_get_time` on it reports the bytes the server has read ahead (some ms).
+    private var hasPlayed: Bool
     private var lossToReport = false
     /// A drain was asked for after the last write, so running dry is expected.
     private var drainingSinceWrite = false
@@ -95,6 +98,7 @@ public final class PlaybackStream {
         self.sampleRate = sampleRate
         self.properties = properties
         self.isCorked = corked
+        self.hasPlayed = !corked
         switch server.state {
         case .connecting, .ready: generation = server.generation
         case .disconnected, .failed: generation = 0
@@ -121,7 +125,7 @@ public final class PlaybackStream {
     /// to 0...`writtenSamples`, never decreasing, frozen while corked. 0 before playback starts; keeps its last
     /// value after `close()` or a failure.
     public var playedSamples: Int64 {
-        guard phase == .ready, let stream else { return lastPlayed }
+        guard phase == .ready, hasPlayed, let stream else { return lastPlayed }
         var usec: pa_usec_t = 0
         if pa_stream_get_time(stream, &usec) == 0 {
             let samples = Int64(clamping: usec) / 1000 * Int64(sampleRate) / 1000
@@ -180,6 +184,7 @@ public final class PlaybackStream {
     public func setCorked(_ corked: Bool) {
         guard phase != .finished, corked != isCorked else { return }
         isCorked = corked
+        if !corked { hasPlayed = true }
         applyCork()
     }
 

@@ -106,6 +106,7 @@ public final class Daemon {
         server.connect()
         for signal in [SIGTERM, SIGINT, SIGHUP] {
             MainContext.unixSignal(signal) { [unowned self] in
+                Log.message("ending on signal \(signal)")
                 self.loop.quit()
                 return false
             }

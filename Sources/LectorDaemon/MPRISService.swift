@@ -48,7 +48,9 @@ final class MPRISService: DBusObject {
         let m = engine.manager
         switch (interface, method) {
         case (Self.rootInterface, "Raise"): break // CanRaise is false: no window to raise
-        case (Self.rootInterface, "Quit"): quit()
+        case (Self.rootInterface, "Quit"):
+            Log.message("ending: MPRIS Quit from \(sender)")
+            quit()
         case (Self.playerInterface, "Play"):
             guard m.current != nil else { break } // spec: no effect when there is nothing to play
             try transition { m throws(SpeechError) in try m.play() }
@@ -100,7 +102,10 @@ final class MPRISService: DBusObject {
             guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Rate is a number (d)") }
             if v == 0 { try transition { m in m.pause() }; return } // spec: a rate of 0.0 acts as Pause
             let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(UtterancePreparer.defaultRate)).rounded())
+            let before = engine.manager.current?.rate
             try transition { m in m.changeRate(wpm) }
+            // The current sentence starts again at the new rate: the position jumps back to its start.
+            if engine.manager.state != .stopped, before != engine.manager.current?.rate { seeked() }
         case (Self.playerInterface, "LoopStatus"), (Self.playerInterface, "Shuffle"), (Self.rootInterface, "Fullscreen"):
             break // not supported: the value stays as it is (None, false, false)
         default:
@@ -122,8 +127,9 @@ final class MPRISService: DBusObject {
     }
 
     private func seek(to position: Int64) throws(DBusError) {
-        do { try engine.seek(to: position) } catch { throw .failed(error.description) }
-        seeked()
+        let moved: Bool
+        do { moved = try engine.seek(to: position) } catch { throw .failed(error.description) }
+        if moved { seeked() }
     }
 
     private func seeked() {

@@ -75,38 +75,51 @@ final class ReadingEngine {
 
     // MARK: what clients see
 
-    /// Position heard in the current utterance, µs: frozen while paused, 0 when stopped.
+    /// Position heard in the current utterance, µs: frozen while paused, 0 when stopped, never past `length`.
     var position: Int64 {
         guard manager.state != .stopped else { return 0 }
-        guard let run else { return startSample(of: manager.sentenceIndex) * 1_000_000 / Int64(Self.sampleRate) }
-        let samples = startSample(of: run.firstSentence) + min(run.heard, run.timeline)
-        return samples * 1_000_000 / Int64(Self.sampleRate)
+        guard let run else { return min(length, startSample(of: manager.sentenceIndex) * 1_000_000 / Int64(Self.sampleRate)) }
+        // Never past what was synthesized, but a seek's target counts as heard before its audio arrives.
+        let samples = startSample(of: run.firstSentence) + max(run.skip, min(run.heard, run.timeline))
+        return min(length, samples * 1_000_000 / Int64(Self.sampleRate))
     }
 
-    /// Length of the current utterance, µs: the sum of synthesized sentence lengths, estimated from the
-    /// text (and the rate) for sentences not synthesized yet.
-    var length: Int64 {
+    /// Length of the current utterance as published, µs (MPRIS `mpris:length`, Lector's `Length`).
+    ///
+    /// The sum of synthesized sentence lengths, estimated from the text (and the rate) for sentences not
+    /// synthesized yet. Synthesis refines it while a sentence plays; the refined value is taken only with
+    /// a change that is announced anyway (a sentence heard, a state change, a jump, a new text), so that
+    /// steady reading sends no PropertiesChanged.
+    private(set) var length: Int64 = 0
+
+    /// The length as known now (see `length`), µs.
+    private var currentLength: Int64 {
         guard let u = manager.current else { return 0 }
         return startSample(of: u.sentences.count) * 1_000_000 / Int64(Self.sampleRate)
     }
 
     /// Moves to `target` µs of the current utterance (below 0 → 0): to the sentence that holds it, skipping
-    /// the samples before the target; past the end, to the next sentence. The state is kept (paused stays paused).
+    /// the samples before the target; past the end, to the next sentence (MPRIS2 Seek: "act as though Next
+    /// was called"; nothing in the last sentence). The state is kept (paused stays paused).
+    /// - Returns: whether it moved (false past the end of the last sentence).
     /// - Throws: `SpeechError.nothingToPlay` with no text.
-    func seek(to target: Int64) throws(SpeechError) {
+    @discardableResult
+    func seek(to target: Int64) throws(SpeechError) -> Bool {
         guard let u = manager.current else { throw .nothingToPlay }
         // µs → samples without overflow: Seek(Int64.max) is a valid call (it acts as Next).
         let (scaled, overflow) = max(0, target).multipliedReportingOverflow(by: Int64(Self.sampleRate))
         let t = overflow ? Int64.max : scaled / 1_000_000
         if t >= startSample(of: u.sentences.count) {
-            if manager.sentenceIndex + 1 < u.sentences.count { try apply { m throws(SpeechError) in try m.jump(toSentence: m.sentenceIndex + 1) } }
-            return
+            guard manager.sentenceIndex + 1 < u.sentences.count else { return false }
+            try apply { m throws(SpeechError) in try m.jump(toSentence: m.sentenceIndex + 1) }
+            return true
         }
         var index = 0
         while index + 1 < u.sentences.count && startSample(of: index + 1) <= t { index += 1 }
         let skip = t - startSample(of: index)
         try apply { m throws(SpeechError) in try m.jump(toSentence: index) }
         run?.skip = skip
+        return true
     }
 
     /// Where sentence `index` starts in the utterance's audio, in samples (exact where synthesized, else estimated).
@@ -129,6 +142,9 @@ final class ReadingEngine {
     // MARK: actions
 
     private func perform(_ actions: [SpeechAction]) {
+        // A word heard changes nothing clients see; anything else is announced, and the length with it.
+        let announced = actions.contains { if case .emit(.word) = $0 { return false } else { return true } }
+        if announced { length = currentLength }
         for action in actions {
             switch action {
             case .start(let u, let sentence, let corked): start(u, at: sentence, corked: corked)
@@ -142,6 +158,7 @@ final class ReadingEngine {
             case .emit(let event): onEvent?(event, position)
             }
         }
+        if announced { length = currentLength }
         onChange?()
     }
 

@@ -229,6 +229,20 @@ struct PlaybackTests {
         stream.close()
     }
 
+    /// A stream started corked and fed has played nothing (pa_stream_get_time counts the server's read-ahead
+    /// on it), until it is uncorked.
+    @Test func aStreamStartedCorkedHasPlayedNothing() throws {
+        let rig = try Rig()
+        let stream = PlaybackStream(server: rig.server, name: "tone", sampleRate: testRate, properties: [:], corked: true)
+        let feeder = Feeder(stream, signal: testTone(testRate), recorder: rig.recorder)
+        #expect(rig.loop.run(timeout: 3, until: { feeder.next > 0 }), "the corked stream asked for no data")
+        rig.loop.run(timeout: 0.5)
+        #expect(stream.playedSamples == 0)
+        stream.setCorked(false)
+        #expect(rig.loop.run(timeout: 3, until: { stream.playedSamples > Int64(testRate / 10) }))
+        stream.close()
+    }
+
     @Test func writesBeforeConnectingPlayWhenReady() throws {
         let pulse = try PrivatePulse()
         let loop = Loop()

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+extension Integration {
+    /// `meson setup` + `meson install` into a staging folder (DESTDIR): every file where the freedesktop tools,
+    /// D-Bus and systemd look for it, a desktop entry that `desktop-file-validate` accepts, and the installed
+    /// `lector` working as an MPRIS2 player that names that entry and its installed icon.
+    ///
+    /// To keep the run short, meson installs the `lector` these tests run (`-Dprebuilt_lector=`) instead of
+    /// building a release one; `meson.build`'s own build path is `swift build`, which the package build covers.
+    @Suite(.privateSession, .enabled(if: Paths.executable("meson") != nil && Paths.executable("ninja") != nil))
+    struct Installation {
+        @Test("meson install puts the binary and data/ in the standard places; desktop-file-validate passes; the installed daemon finds its icon")
+        func mesonInstall() async throws {
+            let session = try PrivateSession.require()
+            let root = session.directory.appendingPathComponent("meson")
+            let build = root.appendingPathComponent("build").path
+            let dest = root.appendingPathComponent("dest").path
+            let setup = try await session.run(
+                "meson", ["setup", "--prefix=/usr", "-Dprebuilt_lector=\(Paths.lectorBinary)", build, Paths.packageRoot.path],
+                timeout: 120)
+            try #require(setup.status == 0, "\(setup)")
+            let install = try await session.run(
+                "meson", ["install", "-C", build, "--destdir", dest], timeout: 120)
+            try #require(install.status == 0, "\(install)")
+
+            let usr = dest + "/usr"
+            let expected = [
+                "bin/lector",
+                "share/applications/org.lector.Lector.desktop",
+                "share/dbus-1/services/org.lector.Lector.service",
+                "share/dbus-1/interfaces/org.lector.Lector1.xml",
+                "share/dbus-1/interfaces/org.mpris.MediaPlayer2.xml",
+                "share/icons/hicolor/scalable/apps/org.lector.Lector.svg",
+                "share/man/man1/lector.1",
+                "share/lector/samples/en.txt",
+                "share/lector/samples/de.txt",
+            ]
+            let fm = FileManager.default
+            for path in expected {
+                #expect(fm.fileExists(atPath: "\(usr)/\(path)"), "not installed: /usr/\(path)")
+            }
+            #expect(fm.isExecutableFile(atPath: "\(usr)/bin/lector"))
+            let units = ["lib/systemd/user/lector.service", "share/systemd/user/lector.service"].filter { fm.fileExists(atPath: "\(usr)/\($0)") }
+            #expect(units.count == 1, "the systemd user unit: \(units)")
+            // Nothing else: every installed file is one of those.
+            let installed = (fm.enumerator(atPath: dest)?.allObjects as? [String] ?? [])
+                .filter { !isDirectory("\(dest)/\($0)") }
+            #expect(installed.count == expected.count + 1, "installed: \(installed.sorted())")
+
+            let validate = try await session.run("desktop-file-validate", ["\(usr)/share/applications/org.lector.Lector.desktop"])
+            #expect(validate.status == 0 && validate.stdout.isEmpty && validate.stderr.isEmpty, "\(validate)")
+            let service = try String(contentsOfFile: "\(usr)/share/dbus-1/services/org.lector.Lector.service", encoding: .utf8)
+            #expect(service.contains("Name=org.lector.Lector\n") && service.contains("Exec=/usr/bin/lector daemon\n"), "\(service)")
+            if let unit = units.first {
+                let text = try String(contentsOfFile: "\(usr)/\(unit)", encoding: .utf8)
+                #expect(text.contains("ExecStart=/usr/bin/lector daemon") && text.contains("BusName=org.lector.Lector"), "\(text)")
+            }
+
+            // The installed daemon: its DesktopEntry is the installed entry's name, its art the installed icon.
+            let daemon = try session.spawn("\(usr)/bin/lector", ["daemon", "--instance"], tag: "installed")
+            defer { Task { await daemon.stop() } }
+            let name = "org.mpris.MediaPlayer2.lector.instance\(daemon.pid)"
+            let deadline = ContinuousClock.now + .seconds(10)
+            while await session.nameOwner(name) == nil {
+                try #require(ContinuousClock.now < deadline && daemon.isRunning, "\(daemon.stderr)")
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let bus = try session.bus(name)
+            let entry = try bus.get("DesktopEntry", interface: MPRIS.root).string ?? ""
+            #expect(fm.fileExists(atPath: "\(usr)/share/applications/\(entry).desktop"), "DesktopEntry \(entry)")
+            let sample = URL(fileURLWithPath: "\(usr)/share/lector/samples/en.txt")
+            try bus.player("OpenUri", [.string(sample.absoluteString)])
+            let art = bus.metadata["mpris:artUrl"]?.string
+            #expect(art == URL(fileURLWithPath: "\(usr)/share/icons/hicolor/scalable/apps/org.lector.Lector.svg").absoluteString, "\(art ?? "none")")
+            try bus.call(interface: MPRIS.root, "Quit")
+            #expect(await daemon.waitForExit(timeout: 5) == 0)
+        }
+    }
+}
+
+private func isDirectory(_ path: String) -> Bool {
+    var directory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+}
