@@ -106,6 +106,7 @@ public enum Command {
 
         if let output = output.value {
             let preparer = UtterancePreparer()
+            for problem in preparer.loadConfiguration() { printError("warning: " + problem) }
             do {
                 let utterance = try preparer.prepare(text, options: options)
                 _ = try OfflineRenderer.render(utterance, to: output)

@@ -47,13 +47,36 @@ final class UtterancePreparer {
     private let segmenter = Segmenter()
     private var nextID: UInt64 = 1
 
+    /// The user's settings (default language, voice per language, rate, pitch); see `Configuration`.
+    private(set) var configuration = Configuration()
+
     init() {
         voices = VoiceCatalog.load()
         matcher = LanguageMatcher(voices: voices)
     }
 
-    /// The language to use when a request names none: the locale's (LC_ALL, LC_MESSAGES, LANG), else English.
-    lazy var defaultLanguage: LanguageMatch? = {
+    /// Reads the configuration file at `path` (by default `$XDG_CONFIG_HOME/lector/config`) and uses it from
+    /// now on. Returns one line per problem found in it (each was ignored).
+    func loadConfiguration(path: String = Configuration.defaultPath) -> [String] {
+        let (config, problems) = Configuration.load(path: path, matcher: matcher)
+        configuration = config
+        defaultLanguageCache = nil
+        return problems
+    }
+
+    private var defaultLanguageCache: LanguageMatch??
+
+    /// The language to use when a request names none and detection is unsure: the configured one, else the
+    /// locale's (LC_ALL, LC_MESSAGES, LANG), else English.
+    var defaultLanguage: LanguageMatch? {
+        if let cached = defaultLanguageCache { return cached }
+        let found = findDefaultLanguage()
+        defaultLanguageCache = .some(found)
+        return found
+    }
+
+    private func findDefaultLanguage() -> LanguageMatch? {
+        if let tag = configuration.language, let m = try? matcher.match(tag) { return m }
         for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
             guard let value = environment(name), !value.isEmpty else { continue }
             let tag = String(value.prefix { $0 != "." && $0 != "@" })
@@ -62,16 +85,23 @@ final class UtterancePreparer {
             break
         }
         return try? matcher.match("en")
-    }()
+    }
+
+    /// The voice for `match` (found for the tag `requested`): the configured one for the requested tag or the
+    /// matched one (`[voices]`), else the matcher's.
+    private func voice(for match: LanguageMatch, requested: String?) -> Voice {
+        let configured = requested.flatMap { configuration.voice(for: $0) } ?? configuration.voice(for: match.tag)
+        return configured.flatMap { matcher.voice(named: $0) } ?? match.voice
+    }
 
     /// Makes the utterance for `text` (already decoded; it is cleaned here).
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
     func prepare(_ text: String, options: SpeakOptions) throws(PrepareError) -> Utterance {
-        let rate = options.rate ?? Self.defaultRate
+        let rate = options.rate ?? configuration.rate ?? Self.defaultRate
         guard Self.rates.contains(rate) else {
             throw .invalid("rate \(rate) is out of range: eSpeak NG speaks \(Self.rates.lowerBound)–\(Self.rates.upperBound) words per minute")
         }
-        let pitch = options.pitch ?? Self.defaultPitch
+        let pitch = options.pitch ?? configuration.pitch ?? Self.defaultPitch
         guard Self.pitches.contains(pitch) else { throw .invalid("pitch \(pitch) is out of range 0–99") }
 
         var language: String
@@ -92,7 +122,7 @@ final class UtterancePreparer {
                 m = d
             }
             language = m.tag
-            voice = m.voice
+            voice = self.voice(for: m, requested: options.language)
         }
 
         let cleaned = TextCleaner.clean(text)
