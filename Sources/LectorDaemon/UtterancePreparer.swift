@@ -53,8 +53,9 @@ final class UtterancePreparer {
     /// The user's settings (default language, voice per language, rate, pitch); see `Configuration`.
     private(set) var configuration = Configuration()
 
-    init() {
-        voices = VoiceCatalog.load()
+    /// A preparer for `voices` (by default the installed ones: `VoiceCatalog.load()`).
+    init(voices: [Voice] = VoiceCatalog.load()) {
+        self.voices = voices
         matcher = LanguageMatcher(voices: voices)
     }
 
