@@ -7,12 +7,8 @@ import Testing
 @testable import LectorDaemon
 
 /// The configuration file: defaults, good values applied, bad ones reported with file, line and key and ignored.
-/// The installed voices, listed once: eSpeak NG's `espeak_ListVoices` is process-global and not thread-safe,
-/// and tests run in parallel.
-let installedVoices = VoiceCatalog.load()
-
 @Suite struct ConfigurationTests {
-    static let matcher = LanguageMatcher(voices: installedVoices)
+    static let matcher = LanguageMatcher(voices: testVoices)
 
     static func parse(_ text: String) throws -> (Configuration, [String]) {
         let (config, problems) = Configuration.parse(try KeyFile(text: text), path: "/cfg/lector/config", matcher: matcher)
@@ -106,7 +102,7 @@ let installedVoices = VoiceCatalog.load()
         fputs("[speech]\nrate=200\npitch=20\nlanguage=fr\n[voices]\nen=English (America)\n", f)
         fclose(f)
         defer { unlink(path); rmdir(dir) }
-        let preparer = UtterancePreparer(voices: installedVoices)
+        let preparer = UtterancePreparer(voices: testVoices)
         #expect(preparer.loadConfiguration(path: path).isEmpty)
         let u = try preparer.prepare("Oui.", options: SpeakOptions())
         #expect(u.rate == 200 && u.pitch == 20)

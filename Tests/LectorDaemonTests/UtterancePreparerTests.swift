@@ -35,7 +35,7 @@ import Testing
 
     @Test("no language given: each paragraph is read in its detected language, with ranges into the text")
     func perParagraph() throws {
-        let preparer = UtterancePreparer(voices: installedVoices)
+        let preparer = UtterancePreparer(voices: testVoices)
         let u = try preparer.prepare(Self.three, options: SpeakOptions())
         #expect(Self.languages(u) == ["en", "en", "de", "de", "fr"])
         #expect(u.voices.map(\.language) == ["en", "de", "fr"])
@@ -53,7 +53,7 @@ import Testing
     func samples(file: String, language: String) throws {
         let text = Self.sample(file)
         try #require(!text.isEmpty)
-        let u = try UtterancePreparer(voices: installedVoices).prepare(text, options: SpeakOptions())
+        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions())
         #expect(u.voices.count == 1)
         #expect(u.language == language)
         if language == "zh" { #expect(u.engineVoice == "sit/cmn", "Mandarin, not \(u.voiceName)") }
@@ -61,7 +61,7 @@ import Testing
 
     @Test("a --lang given wins over detection; so does a --voice")
     func givenWins() throws {
-        let preparer = UtterancePreparer(voices: installedVoices)
+        let preparer = UtterancePreparer(voices: testVoices)
         let lang = try preparer.prepare(Self.three, options: SpeakOptions(language: "de"))
         #expect(lang.voices.count == 1 && Set(Self.languages(lang)) == ["de"])
         let voice = try preparer.prepare(Self.three, options: SpeakOptions(voice: "French (France)"))
@@ -76,7 +76,7 @@ import Testing
         fputs("[speech]\nlanguage=es\n[voices]\nen=English (America)\n", f)
         fclose(f)
         defer { unlink(path); rmdir(dir) }
-        let preparer = UtterancePreparer(voices: installedVoices)
+        let preparer = UtterancePreparer(voices: testVoices)
         #expect(preparer.loadConfiguration(path: path).isEmpty)
         #expect(try preparer.prepare("Ok.", options: SpeakOptions()).language == "es")
         let u = try preparer.prepare(Self.english + "\n\n" + Self.german, options: SpeakOptions())
@@ -85,6 +85,6 @@ import Testing
 
     @Test("white space only is still an empty text")
     func empty() {
-        #expect(throws: PrepareError.self) { try UtterancePreparer(voices: installedVoices).prepare(" \n\n\t", options: SpeakOptions()) }
+        #expect(throws: PrepareError.self) { try UtterancePreparer(voices: testVoices).prepare(" \n\n\t", options: SpeakOptions()) }
     }
 }
