@@ -38,7 +38,8 @@ public struct LanguageRun: Equatable, Sendable {
 }
 
 /// Detects the language of texts and of their paragraphs with CLD2, the Compact Language Detector 2
-/// (Debian's `libcld2`, `compact_lang_det.h`: `CLD2::ExtDetectLanguageSummary`, plain-text mode).
+/// (Debian's `libcld2`, `compact_lang_det.h`: `CLD2::ExtDetectLanguageSummaryCheckUTF8`, plain-text mode;
+/// text that is not interchange-valid UTF-8, such as one with noncharacters, gives no language).
 ///
 /// CLD2 knows 83 languages in the tables Debian builds as `libcld2`; it is thread-safe and needs no set-up.
 public struct LanguageDetector: Sendable {

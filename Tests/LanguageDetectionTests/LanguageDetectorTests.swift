@@ -61,6 +61,26 @@ enum Fixtures {
         #expect(detector.runs(in: " \n\n \t\n").isEmpty)
     }
 
+    @Test("odd input never crashes: noncharacters, private use, emoji, combining marks, one 200k-letter word")
+    func oddInput() {
+        let nonCharacters = String(String.UnicodeScalarView([0xFFFE, 0xFFFF, 0xFDD0, 0x1FFFF].compactMap(Unicode.Scalar.init)))
+        let odd = [nonCharacters + " Das ist ein Satz.", "\u{E000}\u{F8FF}", "😀😀 🎉", "a\u{0301}\u{0308}\u{20DD}",
+                   "\u{FFFD}\u{FFFD} text", String(repeating: "a", count: 200_000), "\u{202E}abc\u{202C} שלום עולם"]
+        for text in odd {
+            _ = detector.detect(text)
+            _ = detector.runs(in: text + "\n\n" + text)
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            var scalars = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 1...300, using: &generator) {
+                let value = UInt32.random(in: 1...0x10FFFF, using: &generator)
+                if let scalar = Unicode.Scalar(value) { scalars.append(scalar) }
+            }
+            _ = detector.runs(in: String(scalars))
+        }
+    }
+
     @Test("a short text is not reliable enough")
     func short() {
         let runs = detector.runs(in: "Ja.")

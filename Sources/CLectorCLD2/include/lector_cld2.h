@@ -5,7 +5,7 @@
 extern "C" {
 #endif
 
-/// What CLD2 found in a text (compact_lang_det.h, CLD2::ExtDetectLanguageSummary).
+/// What CLD2 found in a text (compact_lang_det.h, CLD2::ExtDetectLanguageSummaryCheckUTF8).
 typedef struct {
     /// The language's code as CLD2 prints it (CLD2::LanguageCode): ISO 639-1 where there is one
     /// ("en", "de", "zh", "zh-Hant", "iw"), "un" for unknown. NUL-terminated.
@@ -18,7 +18,8 @@ typedef struct {
     int text_bytes;
 } lector_cld2_result;
 
-/// Detects the language of `length` bytes of valid UTF-8 plain text at `text`.
+/// Detects the language of `length` bytes of UTF-8 plain text at `text`; text that is not interchange-valid
+/// UTF-8 gives "un".
 void lector_cld2_detect(const char *text, int length, lector_cld2_result *result);
 
 #ifdef __cplusplus
