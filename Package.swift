@@ -16,6 +16,7 @@ let package = Package(
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols)
         .target(name: "CLectorShims", dependencies: ["CGio"]),
         .target(name: "CLectorICU", linkerSettings: [.linkedLibrary("icuuc")]),
+        .target(name: "CLectorCLD2", linkerSettings: [.linkedLibrary("cld2")]),
 
         // Pure Swift, no C
         .target(name: "SpeechCore"),
@@ -24,8 +25,9 @@ let package = Package(
         .target(name: "Synthesis", dependencies: ["CESpeakNG"]),
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims"]),
+        .target(name: "LanguageDetection", dependencies: ["CLectorCLD2"]),
         // The daemon, the client and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit"]),
+        .target(name: "LectorDaemon", dependencies: ["SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection"]),
         .executableTarget(name: "lector", dependencies: ["LectorDaemon"]),
 
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
@@ -34,6 +36,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
+        .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CGio"]),
     ],
     swiftLanguageModes: [.v6]

@@ -65,7 +65,9 @@ public final class PlaybackStream {
     var generation: Int
 
     private let name: String
-    private let properties: [String: String]
+    private var properties: [String: String]
+    /// Properties changed while the stream was being created: sent once it is ready.
+    private var propertiesChanged = false
     private var phase: Phase = .waiting
     private var stream: OpaquePointer?
     /// Samples written before the stream was ready.
@@ -224,6 +226,30 @@ public final class PlaybackStream {
         if phase == .ready { applyVolume() }
     }
 
+    /// Sets property-list entries of the sink input (e.g. `media.language` when the language read changes),
+    /// replacing those with the same keys and keeping the others (`pa_stream_proplist_update` with
+    /// `PA_UPDATE_REPLACE`; PulseAudio's `pulse/stream.h`, `pulse/proplist.h`). Before the stream exists on the
+    /// server they are remembered and sent with it. Ignored after `close()` or a failure.
+    public func updateProperties(_ changes: [String: String]) {
+        guard phase != .finished, !changes.isEmpty else { return }
+        properties.merge(changes) { $1 }
+        switch phase {
+        case .ready: sendProperties(changes)
+        case .creating: propertiesChanged = true
+        case .waiting, .finished: break
+        }
+    }
+
+    private func sendProperties(_ entries: [String: String]) {
+        guard let stream else { return }
+        let proplist = pa_proplist_new()
+        defer { pa_proplist_free(proplist) }
+        for (key, value) in entries { pa_proplist_sets(proplist, key, value) }
+        if let op = pa_stream_proplist_update(stream, PA_UPDATE_REPLACE, proplist, nil, nil) {
+            pa_operation_unref(op)
+        }
+    }
+
     // MARK: - Driven by SoundServer
 
     /// The server is ready: create the stream there (once).
@@ -311,6 +337,10 @@ public final class PlaybackStream {
             }
             if phase == .ready, isCorked != corkedOnServer { applyCork() }
             if phase == .ready, volume != nil { applyVolume() }
+            if phase == .ready, propertiesChanged {
+                propertiesChanged = false
+                sendProperties(properties)
+            }
             if phase == .ready, drainRequested {
                 drainRequested = false
                 drain()

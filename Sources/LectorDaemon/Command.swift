@@ -94,7 +94,7 @@ public enum Command {
         let parser = OptionParser(parameterString: "[TEXT… | -]",
                                   summary: "Reads TEXT aloud (or the file given with --file, or standard input). It replaces what is being read, unless --queue.",
                                   description: "Languages are BCP 47 tags (en, en-GB, pt-BR, de); `lector voices` lists them.")
-        let lang = parser.string("lang", short: "l", "Language of the text (BCP 47 tag)", argument: "TAG")
+        let lang = parser.string("lang", short: "l", "Language of the text (BCP 47 tag); without it, detected per paragraph", argument: "TAG")
         let voice = parser.string("voice", short: "v", "eSpeak NG voice name", argument: "NAME")
         let rate = parser.integer("rate", short: "r", "Speaking rate in words per minute (80-450, default 175)", argument: "WPM")
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
@@ -120,6 +120,7 @@ public enum Command {
 
         if let output = output.value {
             let preparer = UtterancePreparer()
+            for problem in preparer.loadConfiguration() { printError("warning: " + problem) }
             do {
                 let utterance = try preparer.prepare(text, options: options)
                 _ = try OfflineRenderer.render(utterance, to: output)

@@ -37,6 +37,8 @@ public final class Daemon {
         engine = ReadingEngine(server: server, synthesis: synthesis)
         lector = LectorService(engine: engine, preparer: preparer)
         mpris = MPRISService(engine: engine, lector: lector, quit: { [unowned self] in self.loop.quit() })
+        for problem in preparer.loadConfiguration() { Log.warning(problem) }
+        if let volume = preparer.configuration.volume { engine.setVolume(volume) }
     }
 
     /// The MPRIS bus name: `org.mpris.MediaPlayer2.lector`, or `….lector.instance<pid>` for a separate instance.

@@ -17,7 +17,8 @@ enum Introspection {
     <!--
       Speak: reads `text` aloud and returns the new utterance's id (> 0).
       By default it replaces whatever is being read, at once. Options (all optional):
-        language  s  BCP 47 tag, e.g. "en-US", "de", "pt-BR" ("_" and any case accepted)
+        language  s  BCP 47 tag, e.g. "en-US", "de", "pt-BR" ("_" and any case accepted); without it (and
+                     without voice), the language of each paragraph is detected
         voice     s  eSpeak NG voice name or identifier (see ListVoices); sets the language when none is given
         rate      i  speaking rate in words per minute (80-450; default 175)
         pitch     i  base pitch 0-99 (default 50)
@@ -65,7 +66,8 @@ enum Introspection {
     <property name="Utterance" type="t" access="read"/>
     <!-- The current (or last) utterance's whole text. -->
     <property name="Text" type="s" access="read"/>
-    <!-- Its language (BCP 47) and voice name. -->
+    <!-- The language (BCP 47) and voice name of the sentence being heard: a text given no language is read
+         paragraph by paragraph in the language detected for each, so these may change while it is read. -->
     <property name="Language" type="s" access="read"/>
     <property name="Voice" type="s" access="read"/>
     <!-- The sentence being heard: its index and its range (start, length) in Text. -->
@@ -82,8 +84,11 @@ enum Introspection {
          Started, then Sentence/Word as reading goes on (Paused/Resumed between), then exactly one of
          Finished (the end was reached), Stopped (Stop, or replaced by another Speak) or Error with fatal=true. -->
     <signal name="Started"><arg name="utterance" type="t"/></signal>
+    <!-- Sentence: a sentence starts being heard: its index, its range (start, length) in Text, and the
+         language (BCP 47) it is read in. -->
     <signal name="Sentence">
       <arg name="utterance" type="t"/><arg name="index" type="u"/><arg name="start" type="u"/><arg name="length" type="u"/>
+      <arg name="language" type="s"/>
     </signal>
     <signal name="Word">
       <arg name="utterance" type="t"/><arg name="start" type="u"/><arg name="length" type="u"/>

@@ -135,7 +135,9 @@ final class LectorService: DBusObject {
         switch event {
         case .started: (name, args) = ("Started", [id])
         case .sentence(_, let index, let range):
-            (name, args) = ("Sentence", [id, .uint32(UInt32(index)), .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count))])
+            let language = engine.manager.current.flatMap { $0.id == event.utterance ? $0.voice(ofSentence: index).language : nil } ?? ""
+            (name, args) = ("Sentence", [id, .uint32(UInt32(index)), .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count)),
+                                         .string(language)])
         case .word(_, let range): (name, args) = ("Word", [id, .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count))])
         case .paused: (name, args) = ("Paused", [id, .int64(position)])
         case .resumed: (name, args) = ("Resumed", [id, .int64(position)])
@@ -163,8 +165,8 @@ final class LectorService: DBusObject {
             "State": .string(m.state.rawValue),
             "Utterance": .uint64(u?.id ?? 0),
             "Text": .string(u?.text ?? ""),
-            "Language": .string(u?.language ?? ""),
-            "Voice": .string(u?.voiceName ?? ""),
+            "Language": .string(u?.voice(ofSentence: m.sentenceIndex).language ?? ""),
+            "Voice": .string(u?.voice(ofSentence: m.sentenceIndex).name ?? ""),
             "Sentence": .tuple([.uint32(UInt32(m.sentenceIndex)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))]),
             "Length": .int64(engine.length),
             "SleepTimer": sleepTimer?.dbusValue ?? .tuple([.string("off"), .int64(0)]),

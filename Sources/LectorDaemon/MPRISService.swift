@@ -208,14 +208,15 @@ final class MPRISService: DBusObject {
             return .vardict(["mpris:trackid": .objectPath(Self.noTrack)])
         }
         let sentence = u.sentences[min(engine.manager.sentenceIndex, u.sentences.count - 1)].text
+        let voice = u.voice(ofSentence: engine.manager.sentenceIndex) // a text may change language per paragraph
         var d: [String: Variant] = [
             "mpris:trackid": .objectPath(trackID),
             "mpris:length": .int64(engine.length),
             "xesam:title": .string(sentence.split(whereSeparator: \.isNewline).joined(separator: " ")),
             "xesam:album": .string(u.title),
             "xesam:asText": .string(u.text.count > Self.maximumAsText ? String(u.text.prefix(Self.maximumAsText)) + "…" : u.text),
-            "xesam:language": .string(u.language),
-            "xesam:artist": .strings([u.voiceName]),
+            "xesam:language": .string(voice.language),
+            "xesam:artist": .strings([voice.name]),
         ]
         if let url = u.url { d["xesam:url"] = .string(url) }
         if let artURL { d["mpris:artUrl"] = .string(artURL) }

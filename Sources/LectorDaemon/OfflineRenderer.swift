@@ -14,7 +14,7 @@ struct OfflineRenderer {
         var worker: ChildProcess?
         var decoder = WorkerFrameDecoder()
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        var configured = false
+        var configured: WorkerRequest?
 
         for (index, sentence) in utterance.sentences.enumerated() {
             if worker == nil {
@@ -22,12 +22,15 @@ struct OfflineRenderer {
                     throw RenderError(message: "cannot start the synthesis worker: \(error)")
                 }
                 decoder = WorkerFrameDecoder()
-                configured = false
+                configured = nil
             }
             guard let child = worker else { break }
-            if !configured {
-                writeAll(child.stdinFD, WorkerCodec.encode(.configure(voice: utterance.engineVoice, rate: utterance.rate, pitch: utterance.pitch)))
-                configured = true
+            // Each sentence with its own voice: a text given no language changes voice per paragraph.
+            let configuration = WorkerRequest.configure(voice: utterance.voice(ofSentence: index).engineVoice,
+                                                        rate: utterance.rate, pitch: utterance.pitch)
+            if configured != configuration {
+                writeAll(child.stdinFD, WorkerCodec.encode(configuration))
+                configured = configuration
             }
             let tag = UInt32(index + 1)
             writeAll(child.stdinFD, WorkerCodec.encode(.synthesize(tag: tag, text: sentence.text)))

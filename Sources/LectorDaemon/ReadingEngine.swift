@@ -171,10 +171,11 @@ final class ReadingEngine {
         let stream = PlaybackStream(server: server, name: u.title, sampleRate: Self.sampleRate, properties: [
             "media.role": "a11y",
             "media.name": u.title,
-            "media.language": u.language,
+            "media.language": u.voice(ofSentence: sentence).language,
         ], corked: corked)
         stream.setVolume(volume * fade)
         let run = Run(utterance: u, firstSentence: sentence, stream: stream)
+        run.streamLanguage = u.voice(ofSentence: sentence).language
         self.run = run
         stream.onWritable = { [unowned self, unowned run] _ in if self.run === run { self.feed() } }
         stream.onDrained = { [unowned self, unowned run] in if self.run === run { self.drained() } }
@@ -183,7 +184,6 @@ final class ReadingEngine {
             Log.warning("playback failed: \(reason)")
             self.perform(self.manager.outputLost("playback failed: \(reason)"))
         }
-        synthesis.configure(voice: u.engineVoice, rate: u.rate, pitch: u.pitch)
         requestMore()
         if !corked { scheduleTick() }
     }
@@ -203,7 +203,9 @@ final class ReadingEngine {
               run.inFlight.count < 2,
               run.timeline - run.heard < Int64(Self.lookahead) {
             let index = run.nextToRequest
-            let tag = synthesis.synthesize(run.utterance.sentences[index].text)
+            let u = run.utterance
+            synthesis.configure(voice: u.voice(ofSentence: index).engineVoice, rate: u.rate, pitch: u.pitch)
+            let tag = synthesis.synthesize(u.sentences[index].text)
             run.inFlight.append((tag, index))
             run.nextToRequest += 1
         }
@@ -321,7 +323,14 @@ final class ReadingEngine {
         while let e = run.events.first, e.sample <= played {
             run.events.removeFirst()
             switch e.kind {
-            case .sentence(let index): perform(manager.sentenceHeard(index))
+            case .sentence(let index):
+                // The stream tells the desktop the language being heard (one stream per run, so per sentence).
+                let language = run.utterance.voice(ofSentence: index).language
+                if language != run.streamLanguage {
+                    run.streamLanguage = language
+                    run.stream.updateProperties(["media.language": language])
+                }
+                perform(manager.sentenceHeard(index))
             case .word(let range):
                 if e.sample >= run.skip { perform(manager.wordHeard(range)) } // words seeked over are not heard
             }
@@ -351,6 +360,8 @@ private final class Run {
     /// Events not yet heard, by sample in the run's timeline, in order.
     var events: [Event] = []
     var draining = false
+    /// The stream's `media.language`: the language of the sentence being heard.
+    var streamLanguage = ""
     /// Samples of this run's timeline not to be played (a seek inside its first sentence), and how many of
     /// them have been dropped so far.
     var skip: Int64 = 0

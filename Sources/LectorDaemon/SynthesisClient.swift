@@ -21,8 +21,9 @@ final class SynthesisClient {
     private var watch: Source?
     private var decoder = WorkerFrameDecoder()
     private var configuration: WorkerRequest?
-    /// Requests sent and not yet answered with .end/.failed, oldest first.
-    private var outstanding: [(tag: UInt32, request: WorkerRequest)] = []
+    /// Requests sent and not yet answered with .end/.failed, oldest first, each with the configuration
+    /// (voice, rate, pitch) it is to be read with.
+    private var outstanding: [(tag: UInt32, request: WorkerRequest, configuration: WorkerRequest?)] = []
     private var nextTag: UInt32 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
 
@@ -47,7 +48,7 @@ final class SynthesisClient {
         let tag = nextTag
         nextTag = nextTag == UInt32.max ? 1 : nextTag + 1
         let request = WorkerRequest.synthesize(tag: tag, text: text)
-        outstanding.append((tag, request))
+        outstanding.append((tag, request, configuration))
         if process == nil { start() } else { send(request) }
         return tag
     }
@@ -80,8 +81,13 @@ final class SynthesisClient {
             onUnavailable?(reason)
             return
         }
-        if let configuration { send(configuration) }
-        for (_, request) in outstanding { send(request) }
+        // Each request again with its own voice (sentences of a mixed-language text differ), then the latest.
+        var sent: WorkerRequest?
+        for (_, request, config) in outstanding {
+            if let config, config != sent { send(config); sent = config }
+            send(request)
+        }
+        if let configuration, configuration != sent { send(configuration) }
     }
 
     private func send(_ request: WorkerRequest) {

@@ -1,11 +1,13 @@
 import GLibKit
+import LanguageDetection
 import Segmentation
 import SpeechCore
 import Synthesis
 
 /// How a client asks for a text to be read: the options of `lector read` and of the D-Bus `Speak` call.
 struct SpeakOptions: Equatable {
-    /// BCP 47 tag; nil: the voice's language, else the daemon's locale, else English.
+    /// BCP 47 tag; nil: the voice's language, else detected per paragraph (unsure: the configured default
+    /// language, else the daemon's locale, else English).
     var language: String?
     /// eSpeak NG voice name or identifier.
     var voice: String?
@@ -35,8 +37,8 @@ struct PrepareError: Error, CustomStringConvertible {
     }
 }
 
-/// Turns text and options into an `Utterance`: cleans the text, matches the language to an eSpeak NG voice,
-/// cuts it into sentences. Shared by the daemon and the offline renderer so that both read alike.
+/// Turns text and options into an `Utterance`: cleans the text, detects the language of each paragraph when
+/// none is given, matches languages to eSpeak NG voices, cuts the text into sentences. Shared by the daemon and the offline renderer so that both read alike.
 final class UtterancePreparer {
     /// eSpeak NG's limits (speak_lib.h: espeakRATE_MINIMUM 80, espeakRATE_MAXIMUM 450, pitch 0-100).
     static let rates = 80...450
@@ -47,15 +49,40 @@ final class UtterancePreparer {
     let voices: [Voice]
     let matcher: LanguageMatcher
     private let segmenter = Segmenter()
+    private let detector = LanguageDetector()
     private var nextID: UInt64 = 1
 
-    init() {
-        voices = VoiceCatalog.load()
+    /// The user's settings (default language, voice per language, rate, pitch); see `Configuration`.
+    private(set) var configuration = Configuration()
+
+    /// A preparer for `voices` (by default the installed ones: `VoiceCatalog.load()`).
+    init(voices: [Voice] = VoiceCatalog.load()) {
+        self.voices = voices
         matcher = LanguageMatcher(voices: voices)
     }
 
-    /// The language to use when a request names none: the locale's (LC_ALL, LC_MESSAGES, LANG), else English.
-    lazy var defaultLanguage: LanguageMatch? = {
+    /// Reads the configuration file at `path` (by default `$XDG_CONFIG_HOME/lector/config`) and uses it from
+    /// now on. Returns one line per problem found in it (each was ignored).
+    func loadConfiguration(path: String = Configuration.defaultPath) -> [String] {
+        let (config, problems) = Configuration.load(path: path, matcher: matcher)
+        configuration = config
+        defaultLanguageCache = nil
+        return problems
+    }
+
+    private var defaultLanguageCache: LanguageMatch??
+
+    /// The language to use when a request names none and detection is unsure: the configured one, else the
+    /// locale's (LC_ALL, LC_MESSAGES, LANG), else English.
+    var defaultLanguage: LanguageMatch? {
+        if let cached = defaultLanguageCache { return cached }
+        let found = findDefaultLanguage()
+        defaultLanguageCache = .some(found)
+        return found
+    }
+
+    private func findDefaultLanguage() -> LanguageMatch? {
+        if let tag = configuration.language, let m = try? matcher.match(tag) { return m }
         for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
             guard let value = environment(name), !value.isEmpty else { continue }
             let tag = String(value.prefix { $0 != "." && $0 != "@" })
@@ -64,46 +91,79 @@ final class UtterancePreparer {
             break
         }
         return try? matcher.match("en")
-    }()
+    }
+
+    /// The voice for `match` (found for the tag `requested`): the configured one for the requested tag or the
+    /// matched one (`[voices]`), else the matcher's.
+    private func voice(for match: LanguageMatch, requested: String?) -> Voice {
+        let configured = requested.flatMap { configuration.voice(for: $0) } ?? configuration.voice(for: match.tag)
+        return configured.flatMap { matcher.voice(named: $0) } ?? match.voice
+    }
 
     /// Makes the utterance for `text` (already decoded; it is cleaned here).
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
     func prepare(_ text: String, options: SpeakOptions) throws(PrepareError) -> Utterance {
-        let rate = options.rate ?? Self.defaultRate
+        let rate = options.rate ?? configuration.rate ?? Self.defaultRate
         guard Self.rates.contains(rate) else {
             throw .invalid("rate \(rate) is out of range: eSpeak NG speaks \(Self.rates.lowerBound)–\(Self.rates.upperBound) words per minute")
         }
-        let pitch = options.pitch ?? Self.defaultPitch
+        let pitch = options.pitch ?? configuration.pitch ?? Self.defaultPitch
         guard Self.pitches.contains(pitch) else { throw .invalid("pitch \(pitch) is out of range 0–99") }
 
-        var language: String
-        var voice: Voice
-        if let name = options.voice {
-            guard let v = matcher.voice(named: name) else {
-                throw PrepareError(name: "org.lector.Lector1.Error.UnknownVoice", message: "unknown voice '\(name)'; `lector voices` lists them")
+        let cleaned = TextCleaner.clean(text)
+        var sentences: [Sentence] = []
+        var voices: [UtteranceVoice] = []
+        if options.voice == nil && options.language == nil {
+            // No language given: each paragraph in its own (detected) language.
+            guard let fallback = defaultLanguage else {
+                throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
             }
-            voice = v
-            language = v.languages.first ?? "und"
-            if let tag = options.language {
-                language = try match(tag).tag
+            let scalars = Array(cleaned.unicodeScalars)
+            for run in detector.runs(in: cleaned) {
+                let m = run.language.flatMap { try? matcher.match($0) } ?? fallback
+                let v = voice(for: m, requested: run.language)
+                let chosen = UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
+                let index = voices.firstIndex(of: chosen) ?? voices.count
+                if index == voices.count { voices.append(chosen) }
+                let piece = String(String.UnicodeScalarView(scalars[run.range]))
+                for var s in segmenter.sentences(of: piece, language: m.tag) {
+                    s.range = s.range.lowerBound + run.range.lowerBound..<s.range.upperBound + run.range.lowerBound
+                    s.voice = index
+                    sentences.append(s)
+                }
             }
         } else {
-            let m: LanguageMatch
-            if let tag = options.language { m = try match(tag) } else {
-                guard let d = defaultLanguage else { throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed") }
-                m = d
+            var language: String
+            var voice: Voice
+            if let name = options.voice {
+                guard let v = matcher.voice(named: name) else {
+                    throw PrepareError(name: "org.lector.Lector1.Error.UnknownVoice", message: "unknown voice '\(name)'; `lector voices` lists them")
+                }
+                voice = v
+                language = v.languages.first ?? "und"
+                if let tag = options.language {
+                    language = try match(tag).tag
+                }
+            } else {
+                let m = try match(options.language ?? "")
+                language = m.tag
+                voice = self.voice(for: m, requested: options.language)
             }
-            language = m.tag
-            voice = m.voice
+            voices = [UtteranceVoice(language: language, name: voice.name, engineVoice: voice.identifier)]
+            sentences = segmenter.sentences(of: cleaned, language: language)
         }
-
-        let cleaned = TextCleaner.clean(text)
-        let sentences = segmenter.sentences(of: cleaned, language: language)
         guard !sentences.isEmpty else { throw .emptyText() }
+        // The first voice is the first sentence's (Utterance.language and voiceName report it).
+        if sentences[0].voice != 0 {
+            let first = sentences[0].voice
+            voices.swapAt(0, first)
+            for i in sentences.indices where sentences[i].voice == 0 || sentences[i].voice == first {
+                sentences[i].voice = sentences[i].voice == 0 ? first : 0
+            }
+        }
         let id = nextID
         nextID += 1
-        return Utterance(id: id, text: cleaned, sentences: sentences, language: language, voiceName: voice.name,
-                         engineVoice: voice.identifier,
+        return Utterance(id: id, text: cleaned, sentences: sentences, voices: voices,
                          rate: rate, pitch: pitch,
                          title: options.title ?? TextCleaner.title(of: cleaned), url: options.url)
     }

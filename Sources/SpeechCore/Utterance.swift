@@ -16,11 +16,33 @@ public struct Sentence: Equatable, Sendable {
     public var range: Range<Int>
     /// The sentence's own text: exactly the scalars of `range`.
     public var text: String
+    /// The language and voice it is read with: an index into `Utterance.voices` (0, the utterance's first
+    /// voice, unless a text mixes languages).
+    public var voice: Int
 
-    /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`).
-    public init(range: Range<Int>, text: String) {
+    /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`),
+    /// read with `Utterance.voices[voice]`.
+    public init(range: Range<Int>, text: String, voice: Int = 0) {
         self.range = range
         self.text = text
+        self.voice = voice
+    }
+}
+
+/// A language and the voice that reads it, for the sentences of an utterance in that language.
+public struct UtteranceVoice: Equatable, Sendable {
+    /// BCP 47 language tag actually used, e.g. "en-US".
+    public var language: String
+    /// Human-readable voice name, e.g. "English (America)".
+    public var name: String
+    /// The name the synthesizer selects the voice by (for eSpeak NG, `espeak_SetVoiceByName`'s argument).
+    public var engineVoice: String
+
+    /// Makes a language and voice.
+    public init(language: String, name: String, engineVoice: String) {
+        self.language = language
+        self.name = name
+        self.engineVoice = engineVoice
     }
 }
 
@@ -32,12 +54,15 @@ public struct Utterance: Equatable, Sendable {
     public var text: String
     /// The text cut into sentences, in order; never empty.
     public var sentences: [Sentence]
-    /// BCP 47 language tag actually used, e.g. "en-US".
-    public var language: String
-    /// Human-readable voice name, e.g. "English (America)".
-    public var voiceName: String
-    /// The name the synthesizer selects the voice by (for eSpeak NG, `espeak_SetVoiceByName`'s argument).
-    public var engineVoice: String
+    /// The languages and voices the sentences are read with (`Sentence.voice` indexes it); never empty.
+    /// One entry unless the text mixes languages.
+    public var voices: [UtteranceVoice]
+    /// BCP 47 language tag of the first voice (`voices[0]`), e.g. "en-US".
+    public var language: String { voices[0].language }
+    /// Human-readable name of the first voice, e.g. "English (America)".
+    public var voiceName: String { voices[0].name }
+    /// The engine's name of the first voice (for eSpeak NG, `espeak_SetVoiceByName`'s argument).
+    public var engineVoice: String { voices[0].engineVoice }
     /// Speaking rate in words per minute.
     public var rate: Int
     /// Base pitch, 0...99 (eSpeak NG's `espeakPITCH`).
@@ -47,19 +72,35 @@ public struct Utterance: Equatable, Sendable {
     /// The `file://` URI the text came from, if any.
     public var url: String?
 
-    /// Creates an utterance. `sentences` must not be empty.
+    /// Creates an utterance read in one language with one voice. `sentences` must not be empty.
     public init(id: UInt64, text: String, sentences: [Sentence], language: String, voiceName: String,
                 engineVoice: String, rate: Int, pitch: Int, title: String, url: String? = nil) {
+        self.init(id: id, text: text, sentences: sentences,
+                  voices: [UtteranceVoice(language: language, name: voiceName, engineVoice: engineVoice)],
+                  rate: rate, pitch: pitch, title: title, url: url)
+    }
+
+    /// Creates an utterance whose sentences are read with the voices they name (`Sentence.voice`, an index
+    /// into `voices`). Neither `sentences` nor `voices` may be empty.
+    public init(id: UInt64, text: String, sentences: [Sentence], voices: [UtteranceVoice],
+                rate: Int, pitch: Int, title: String, url: String? = nil) {
         precondition(!sentences.isEmpty, "an utterance has at least one sentence")
+        precondition(!voices.isEmpty && sentences.allSatisfy { voices.indices.contains($0.voice) },
+                     "every sentence's voice is one of the utterance's voices")
         self.id = id
         self.text = text
         self.sentences = sentences
-        self.language = language
-        self.voiceName = voiceName
-        self.engineVoice = engineVoice
+        self.voices = voices
         self.rate = rate
         self.pitch = pitch
         self.title = title
         self.url = url
+    }
+}
+
+extension Utterance {
+    /// The language and voice sentence `index` is read with (clamped to the sentences there are).
+    public func voice(ofSentence index: Int) -> UtteranceVoice {
+        voices[sentences[min(max(index, 0), sentences.count - 1)].voice]
     }
 }

@@ -243,6 +243,25 @@ struct PlaybackTests {
         stream.close()
     }
 
+    @Test func updatedPropertiesReachTheServer() throws {
+        let rig = try Rig(properties: [:])
+        let stream = PlaybackStream(server: rig.server, name: "Mixed", sampleRate: testRate,
+                                    properties: ["media.role": "a11y", "media.language": "en"], corked: true)
+        // Changed while the stream is being created: sent once it is ready.
+        stream.updateProperties(["media.language": "de"])
+        #expect(rig.loop.run(timeout: 3, until: { stream.sinkInputIndex != nil }))
+        rig.loop.run(timeout: 0.2)
+        var listing = rig.pulse.run("pactl", ["list", "sink-inputs"]).output
+        #expect(listing.contains("media.language = \"de\""), "\(listing)")
+        // Changed while it plays: replaced on the server, the other properties kept.
+        stream.updateProperties(["media.language": "fr"])
+        rig.loop.run(timeout: 0.2)
+        listing = rig.pulse.run("pactl", ["list", "sink-inputs"]).output
+        #expect(listing.contains("media.language = \"fr\""), "\(listing)")
+        #expect(listing.contains("media.role = \"a11y\"") && listing.contains("media.name = \"Mixed\""), "\(listing)")
+        stream.close()
+    }
+
     @Test func writesBeforeConnectingPlayWhenReady() throws {
         let pulse = try PrivatePulse()
         let loop = Loop()

@@ -1,0 +1,171 @@
+internal import CLectorCLD2
+
+/// What the detector found in a text.
+public struct DetectedLanguage: Equatable, Sendable {
+    /// The language as a BCP 47 tag, e.g. `"en"`, `"de"`, `"zh"`, `"zh-Hant"`, `"he"` (CLD2's codes, with its
+    /// deprecated ones replaced: `iw` → `he`, `jw` → `jv`, `no` → `nb`).
+    public var tag: String
+    /// CLD2's verdict that the language is clearly more probable than the next best (`is_reliable`).
+    public var isReliable: Bool
+    /// Share of the text's letters in that language, 0...100.
+    public var percent: Int
+    /// Bytes of UTF-8 letters CLD2 scored (punctuation, digits and white space left out): the evidence the
+    /// verdict rests on. A Latin letter counts 1, a Cyrillic one 2, a Chinese character 3.
+    public var letterBytes: Int
+
+    /// Makes a result by hand (for tests and callers with their own detector).
+    public init(tag: String, isReliable: Bool, percent: Int = 100, letterBytes: Int) {
+        self.tag = tag
+        self.isReliable = isReliable
+        self.percent = percent
+        self.letterBytes = letterBytes
+    }
+}
+
+/// A stretch of a text (one paragraph, or consecutive paragraphs) read in one language.
+public struct LanguageRun: Equatable, Sendable {
+    /// Where the run lies in the text, in Unicode scalar values, 0-based; from the first letter of its first
+    /// paragraph to the end of its last one (blank lines between its paragraphs included).
+    public var range: Range<Int>
+    /// The detected language (BCP 47), or nil when detection was unsure: the caller's default applies.
+    public var language: String?
+
+    /// Makes a run.
+    public init(range: Range<Int>, language: String?) {
+        self.range = range
+        self.language = language
+    }
+}
+
+/// Detects the language of texts and of their paragraphs with CLD2, the Compact Language Detector 2
+/// (Debian's `libcld2`, `compact_lang_det.h`: `CLD2::ExtDetectLanguageSummaryCheckUTF8`, plain-text mode;
+/// text that is not interchange-valid UTF-8, such as one with noncharacters, gives no language).
+///
+/// CLD2 knows 83 languages in the tables Debian builds as `libcld2`; it is thread-safe and needs no set-up.
+public struct LanguageDetector: Sendable {
+    /// Paragraphs with fewer letter bytes than this (see ``DetectedLanguage/letterBytes``) are too short to
+    /// tell: they take the language of the paragraph before (or of the first one after, at the start).
+    public var minimumLetterBytes: Int
+
+    /// A detector; `minimumLetterBytes` defaults to 24 (about four short words, or eight Chinese characters).
+    public init(minimumLetterBytes: Int = 24) {
+        self.minimumLetterBytes = minimumLetterBytes
+    }
+
+    /// The language of `text` as CLD2 sees it, or nil when it finds none (empty text, only digits or
+    /// punctuation, or a script with no language of its own).
+    public func detect(_ text: String) -> DetectedLanguage? {
+        var utf8 = Array(text.utf8)
+        guard !utf8.isEmpty, utf8.count <= Int(Int32.max) else { return nil }
+        var result = lector_cld2_result()
+        utf8.withUnsafeMutableBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                lector_cld2_detect(chars.baseAddress, Int32(chars.count), &result)
+            }
+        }
+        let code = withUnsafeBytes(of: &result.code) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard let tag = Self.tag(forCLD2Code: code) else { return nil }
+        return DetectedLanguage(tag: tag, isReliable: result.reliable != 0, percent: Int(result.percent),
+                                letterBytes: Int(result.text_bytes))
+    }
+
+    /// The language of each paragraph of `text` (see ``Paragraphs``), adjacent paragraphs of one language
+    /// merged into one run. In order, covering every paragraph; empty for a text of white space only.
+    ///
+    /// A paragraph is detected on its own. One that is too short (``minimumLetterBytes``) or that CLD2 finds
+    /// nothing in takes the language of the paragraph before it, or, at the start of the text, of the first
+    /// paragraph after it that has one (a title takes its text's language). One that is long enough but that
+    /// CLD2 judges unreliable gets nil: the caller's default language.
+    public func runs(in text: String) -> [LanguageRun] {
+        let scalars = Array(text.unicodeScalars)
+        let paragraphs = Paragraphs.ranges(in: scalars).map { range in
+            (range, detect(String(String.UnicodeScalarView(scalars[range]))))
+        }
+        return Self.runs(paragraphs, minimumLetterBytes: minimumLetterBytes)
+    }
+
+    /// The merging rules of ``runs(in:)`` over paragraphs already detected (`nil`: CLD2 found nothing).
+    public static func runs(_ paragraphs: [(range: Range<Int>, detected: DetectedLanguage?)], minimumLetterBytes: Int)
+        -> [LanguageRun]
+    {
+        enum Verdict: Equatable { case language(String?), tooShort }
+        var verdicts: [Verdict] = paragraphs.map { p in
+            guard let d = p.detected, d.letterBytes >= minimumLetterBytes else { return .tooShort }
+            return .language(d.isReliable ? d.tag : nil)
+        }
+        // Too short: the previous paragraph's language; leading ones, the first language that follows.
+        var previous: String??
+        for i in verdicts.indices {
+            if case .language(let l) = verdicts[i] { previous = .some(l) } else if let p = previous { verdicts[i] = .language(p) }
+        }
+        if let first = verdicts.firstIndex(where: { $0 != .tooShort }), case .language(let l) = verdicts[first] {
+            for i in 0..<first { verdicts[i] = .language(l) }
+        }
+        var result: [LanguageRun] = []
+        for (p, verdict) in zip(paragraphs, verdicts) {
+            let language: String? = if case .language(let l) = verdict { l } else { nil }
+            if let last = result.last, last.language == language {
+                result[result.count - 1].range = last.range.lowerBound..<p.range.upperBound
+            } else {
+                result.append(LanguageRun(range: p.range, language: language))
+            }
+        }
+        return result
+    }
+
+    /// CLD2's code (`CLD2::LanguageCode`) as a BCP 47 tag; nil for "un" (unknown) and the script-only
+    /// pseudo-languages ("xx-…").
+    static func tag(forCLD2Code code: String) -> String? {
+        switch code {
+        case "", "un", "xxx": return nil
+        case "iw": return "he"   // deprecated ISO 639 codes CLD2 still uses (IANA registry Preferred-Value)
+        case "jw": return "jv"
+        case "in": return "id"
+        case "no": return "nb"   // CLD2's Norwegian is Bokmål
+        default: return code.hasPrefix("xx-") ? nil : code
+        }
+    }
+}
+
+/// Paragraphs: the pieces of a text between blank lines (a line break, then only spaces or tabs, then
+/// another line break; `\r\n`, `\r`, U+2028 and U+2029 count as line breaks, U+2029 also alone).
+public enum Paragraphs {
+    /// The paragraphs of `text` in Unicode scalar offsets, 0-based, in order; each trimmed of white space at
+    /// both ends, none empty.
+    public static func ranges(in text: String) -> [Range<Int>] {
+        ranges(in: Array(text.unicodeScalars))
+    }
+
+    static func ranges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var start: Int?      // first non-white-space scalar of the current paragraph
+        var end = 0          // one past its last non-white-space scalar
+        var breaks = 0       // line breaks since the last non-white-space scalar
+        var i = 0
+        func close() {
+            if let s = start { result.append(s..<end) }
+            start = nil
+        }
+        while i < scalars.count {
+            let c = scalars[i]
+            switch c {
+            case "\r":
+                breaks += 1
+                if i + 1 < scalars.count && scalars[i + 1] == "\n" { i += 1 }
+            case "\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}": breaks += 1
+            case "\u{2029}": breaks += 2
+            default:
+                if c.properties.isWhitespace { break }
+                if breaks >= 2 { close() }
+                if start == nil { start = i }
+                end = i + 1
+                breaks = 0
+            }
+            i += 1
+        }
+        close()
+        return result
+    }
+}

@@ -1,0 +1,141 @@
+import GLibKit
+import Synthesis
+
+/// The user's settings: `$XDG_CONFIG_HOME/lector/config` (`~/.config/lector/config` by default), a key file
+/// read with GLib's GKeyFile:
+///
+/// ```
+/// [speech]
+/// language=de
+/// rate=190
+/// pitch=40
+/// volume=0.8
+///
+/// [voices]
+/// en=English (America)
+/// pt-BR=roa/pt-BR
+/// ```
+///
+/// `language`: the BCP 47 tag used when a text names none and detection is unsure (else the locale's, else
+/// en); `rate`: words per minute, 80-450 (default 175); `pitch`: 0-99 (default 50); `volume`: the stream
+/// volume, 0.0-1.0 (default 1.0). `[voices]`: BCP 47 tag = eSpeak NG voice name or identifier (`lector
+/// voices`). Comments are whole lines starting with `#` (GKeyFile keeps anything after `=` as the value).
+///
+/// A missing file means the defaults. Every bad value (and unknown group or key) is reported as one line with
+/// the file, the line and the key, and ignored; the rest of the file still applies.
+struct Configuration: Equatable {
+    /// `[speech] language`: the default language, as written (a tag some voice speaks).
+    var language: String?
+    /// `[voices]`: the voice identifier (``Voice/identifier``) per language, keyed by the tag lowercased
+    /// with `_` read as `-` (`en-us`).
+    var voices: [String: String] = [:]
+    /// `[speech] rate`, words per minute.
+    var rate: Int?
+    /// `[speech] pitch`, 0...99.
+    var pitch: Int?
+    /// `[speech] volume`, linear 0...1.
+    var volume: Double?
+
+    /// `$XDG_CONFIG_HOME/lector/config`.
+    static var defaultPath: String { UserDirs.config + "/lector/config" }
+
+    /// The voice configured for `tag` or for a less specific form of it (`en-US` → `en-US`, `en`), if any.
+    func voice(for tag: String) -> String? {
+        var parts = tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" })
+        while !parts.isEmpty {
+            if let v = voices[parts.joined(separator: "-")] { return v }
+            parts.removeLast()
+        }
+        return nil
+    }
+
+    /// Reads the file at `path`: the settings, and one line per problem (`PATH:LINE: [group] key: …`).
+    /// A missing file gives the defaults and no problem; an unreadable or malformed one, the defaults and one problem.
+    static func load(path: String, matcher: LanguageMatcher) -> (Configuration, problems: [String]) {
+        let file: KeyFile
+        do { file = try KeyFile(path: path) } catch {
+            if error.isFileNotFound { return (Configuration(), []) }
+            return (Configuration(), ["\(path): \(error.message); using the defaults"])
+        }
+        return parse(file, path: path, matcher: matcher)
+    }
+
+    /// The settings in `file` (read from `path`, which the problems name).
+    static func parse(_ file: KeyFile, path: String, matcher: LanguageMatcher) -> (Configuration, problems: [String]) {
+        var config = Configuration()
+        var problems: [String] = []
+        func report(_ group: String, _ key: String?, _ message: String) {
+            let line = key.flatMap { file.lineNumber(ofKey: $0, inGroup: group) } ?? file.lineNumber(ofGroup: group)
+            let place = line.map { "\(path):\($0)" } ?? path
+            problems.append("\(place): [\(group)]" + (key.map { " \($0)" } ?? "") + ": " + message)
+        }
+
+        for group in file.groups {
+            switch group {
+            case "speech":
+                for key in file.keys(inGroup: group) {
+                    switch key {
+                    case "language":
+                        let value = file.string(key, inGroup: group) ?? ""
+                        do {
+                            _ = try matcher.match(value)
+                            config.language = value.trimmingSpaces
+                        } catch {
+                            report(group, key, "\(error.description); ignored")
+                        }
+                    case "rate":
+                        config.rate = number(file, group, key, in: UtterancePreparer.rates, unit: " words per minute",
+                                             default: "\(UtterancePreparer.defaultRate)", report: report)
+                    case "pitch":
+                        config.pitch = number(file, group, key, in: UtterancePreparer.pitches, unit: "",
+                                              default: "\(UtterancePreparer.defaultPitch)", report: report)
+                    case "volume":
+                        let raw = file.string(key, inGroup: group) ?? ""
+                        if let v = try? file.double(key, inGroup: group), v.isFinite, (0...1).contains(v) {
+                            config.volume = v
+                        } else {
+                            report(group, key, "'\(raw)' is not a volume from 0.0 to 1.0; using 1.0")
+                        }
+                    default:
+                        report(group, key, "unknown key (known: language, rate, pitch, volume); ignored")
+                    }
+                }
+            case "voices":
+                for key in file.keys(inGroup: group) {
+                    let name = file.string(key, inGroup: group) ?? ""
+                    do { _ = try matcher.match(key) } catch {
+                        report(group, key, "\(error.description); ignored")
+                        continue
+                    }
+                    guard let voice = matcher.voice(named: name.trimmingSpaces) else {
+                        report(group, key, "unknown voice '\(name)' (`lector voices` lists them); ignored")
+                        continue
+                    }
+                    config.voices[key.lowercased().replacingUnderscores] = voice.identifier
+                }
+            default:
+                report(group, nil, "unknown group (known: [speech], [voices]); ignored")
+            }
+        }
+        return (config, problems)
+    }
+
+    private static func number(_ file: KeyFile, _ group: String, _ key: String, in range: ClosedRange<Int>, unit: String,
+                               default fallback: String, report: (String, String?, String) -> Void) -> Int? {
+        let raw = file.string(key, inGroup: group) ?? ""
+        if let v = try? file.integer(key, inGroup: group), range.contains(v) { return v }
+        report(group, key, "'\(raw)' is not a whole number from \(range.lowerBound) to \(range.upperBound)\(unit); using \(fallback)")
+        return nil
+    }
+}
+
+private extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+
+    var replacingUnderscores: String { String(map { $0 == "_" ? "-" : $0 }) }
+}

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import GLibKit
+import Synthesis
+import Testing
+@testable import LectorDaemon
+
+/// The configuration file: defaults, good values applied, bad ones reported with file, line and key and ignored.
+@Suite struct ConfigurationTests {
+    static let matcher = LanguageMatcher(voices: testVoices)
+
+    static func parse(_ text: String) throws -> (Configuration, [String]) {
+        let (config, problems) = Configuration.parse(try KeyFile(text: text), path: "/cfg/lector/config", matcher: matcher)
+        return (config, problems)
+    }
+
+    @Test("no file: the defaults, no problem")
+    func missingFile() {
+        let (config, problems) = Configuration.load(path: "/nonexistent/lector/config", matcher: Self.matcher)
+        #expect(config == Configuration())
+        #expect(problems.isEmpty)
+    }
+
+    @Test("an empty file: the defaults")
+    func empty() throws {
+        let (config, problems) = try Self.parse("# nothing set\n")
+        #expect(config == Configuration())
+        #expect(problems.isEmpty)
+    }
+
+    @Test("good values are applied")
+    func good() throws {
+        let (config, problems) = try Self.parse("""
+            [speech]
+            language = de
+            rate=220
+            pitch= 30
+            volume=0.5
+
+            [voices]
+            en_US = English (America)
+            pt-BR=roa/pt-BR
+            """)
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(config.language == "de")
+        #expect(config.rate == 220 && config.pitch == 30 && config.volume == 0.5)
+        #expect(config.voice(for: "en-US") == "gmw/en-US")
+        #expect(config.voice(for: "en-us-x-foo") == "gmw/en-US")
+        #expect(config.voice(for: "en") == nil)
+        #expect(config.voice(for: "pt-BR") == "roa/pt-BR")
+    }
+
+    @Test("each bad value is one line with file, line and key; it is ignored and the rest applies")
+    func bad() throws {
+        let (config, problems) = try Self.parse("""
+            [speech]
+            rate=fast
+            pitch=150
+            volume=2
+            language=klingonish
+            colour=blue
+
+            [voices]
+            de=Nobody
+            fr=French (France)
+
+            [extra]
+            x=1
+            """)
+        #expect(config.rate == nil && config.pitch == nil && config.volume == nil && config.language == nil)
+        #expect(config.voice(for: "fr") != nil && config.voice(for: "de") == nil)
+        #expect(problems.count == 7, "\(problems)")
+        #expect(problems.allSatisfy { !$0.contains("\n") })
+        #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:2: [speech] rate: 'fast'") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:3: [speech] pitch: '150'") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:4: [speech] volume: '2'") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:5: [speech] language:") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:6: [speech] colour: unknown key") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:9: [voices] de: unknown voice 'Nobody'") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:12: [extra]: unknown group") }, "\(problems)")
+    }
+
+    @Test("a file that is not a key file: one problem, the defaults")
+    func malformed() throws {
+        let dir = String(cString: mkdtemp(strdup("/tmp/lector-config-XXXXXX")))
+        let path = dir + "/config"
+        let f = fopen(path, "w")
+        fputs("[speech]\nthis line is not a key\n", f)
+        fclose(f)
+        defer { unlink(path); rmdir(dir) }
+        let (config, problems) = Configuration.load(path: path, matcher: Self.matcher)
+        #expect(config == Configuration())
+        #expect(problems.count == 1 && problems[0].hasPrefix(path + ": "), "\(problems)")
+    }
+
+    @Test("the preparer uses the configured rate, pitch, default language and voice")
+    func preparer() throws {
+        let dir = String(cString: mkdtemp(strdup("/tmp/lector-config-XXXXXX")))
+        let path = dir + "/config"
+        let f = fopen(path, "w")
+        fputs("[speech]\nrate=200\npitch=20\nlanguage=fr\n[voices]\nen=English (America)\n", f)
+        fclose(f)
+        defer { unlink(path); rmdir(dir) }
+        let preparer = UtterancePreparer(voices: testVoices)
+        #expect(preparer.loadConfiguration(path: path).isEmpty)
+        let u = try preparer.prepare("Oui.", options: SpeakOptions())
+        #expect(u.rate == 200 && u.pitch == 20)
+        #expect(u.language == "fr")
+        let en = try preparer.prepare("Hello.", options: SpeakOptions(language: "en"))
+        #expect(en.engineVoice == "gmw/en-US")
+        let given = try preparer.prepare("Hello.", options: SpeakOptions(language: "en", rate: 120))
+        #expect(given.rate == 120)
+    }
+}
