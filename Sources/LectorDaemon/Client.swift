@@ -97,6 +97,7 @@ final class Client {
         if let v = options.rate { dict["rate"] = .int32(Int32(clamping: v)) }
         if let v = options.pitch { dict["pitch"] = .int32(Int32(clamping: v)) }
         if options.queue { dict["queue"] = .bool(true) }
+        if options.ssml { dict["ssml"] = .bool(true) }
         if let v = options.title { dict["title"] = .string(v) }
         if let v = options.url { dict["url"] = .string(v) }
 

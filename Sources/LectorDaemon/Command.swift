@@ -86,7 +86,8 @@ public enum Command {
         let voice = parser.string("voice", short: "v", "eSpeak NG voice name", argument: "NAME")
         let rate = parser.integer("rate", short: "r", "Speaking rate in words per minute (80-450, default 175)", argument: "WPM")
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
-        let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8)", argument: "FILE")
+        let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
+        let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
         let output = parser.string("output", short: "o", "Render to a WAV file instead of playing (no daemon, no sound server)", argument: "FILE.wav")
@@ -102,6 +103,7 @@ public enum Command {
             text = input.text
             options.title = input.title
             options.url = input.url
+            options.ssml = ssml.value || input.ssml
         }
 
         if let output = output.value {

@@ -91,7 +91,10 @@ final class LectorService: DBusObject {
             case "queue":
                 guard let b = value.bool else { throw .invalidArgs("option 'queue' must be a boolean (b)") }
                 o.queue = b
-            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, title, url")
+            case "ssml":
+                guard let b = value.bool else { throw .invalidArgs("option 'ssml' must be a boolean (b)") }
+                o.ssml = b
+            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, ssml, title, url")
             }
         }
         return o

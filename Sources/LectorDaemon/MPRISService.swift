@@ -140,6 +140,7 @@ final class MPRISService: DBusObject {
         var options = SpeakOptions()
         options.title = input.title
         options.url = uri
+        options.ssml = input.ssml
         _ = try lector.speak(input.text, options: options)
     }
 
@@ -163,7 +164,7 @@ final class MPRISService: DBusObject {
             "Identity": .string("Lector"),
             "DesktopEntry": .string(Names.applicationID),
             "SupportedUriSchemes": .strings(["file"]),
-            "SupportedMimeTypes": .strings(["text/plain"]),
+            "SupportedMimeTypes": .strings(["text/plain", "application/ssml+xml"]),
         ]
     }
 

@@ -174,7 +174,8 @@ final class ReadingEngine {
               run.inFlight.count < 2,
               run.timeline - run.heard < Int64(Self.lookahead) {
             let index = run.nextToRequest
-            let tag = synthesis.synthesize(run.utterance.sentences[index].text)
+            let sentence = run.utterance.sentences[index]
+            let tag = synthesis.synthesize(sentence.markup ?? sentence.text, ssml: sentence.markup != nil)
             run.inFlight.append((tag, index))
             run.nextToRequest += 1
         }

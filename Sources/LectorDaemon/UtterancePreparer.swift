@@ -17,6 +17,8 @@ struct SpeakOptions: Equatable {
     var queue = false
     var title: String?
     var url: String?
+    /// The text is an SSML document (application/ssml+xml), read in eSpeak NG's SSML mode.
+    var ssml = false
 }
 
 /// Why a text cannot be read, with the D-Bus error name it travels as.
@@ -27,6 +29,9 @@ struct PrepareError: Error, CustomStringConvertible {
 
     static func emptyText() -> PrepareError {
         PrepareError(name: "org.lector.Lector1.Error.EmptyText", message: "nothing to read: the text is empty or only white space and control characters")
+    }
+    static func malformedSSML(_ error: MarkupError) -> PrepareError {
+        PrepareError(name: "org.lector.Lector1.Error.MalformedSSML", message: "malformed SSML: \(error)")
     }
     static func invalid(_ message: String) -> PrepareError {
         PrepareError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
@@ -73,6 +78,11 @@ final class UtterancePreparer {
         }
         let pitch = options.pitch ?? Self.defaultPitch
         guard Self.pitches.contains(pitch) else { throw .invalid("pitch \(pitch) is out of range 0–99") }
+        var document: SSMLDocument?
+        if options.ssml {
+            do { document = try SSMLDocument.parse(TextCleaner.clean(text)) } catch { throw .malformedSSML(error) }
+        }
+        let requestedLanguage = options.language ?? document?.language
 
         var language: String
         var voice: Voice
@@ -82,12 +92,12 @@ final class UtterancePreparer {
             }
             voice = v
             language = v.languages.first ?? "und"
-            if let tag = options.language {
+            if let tag = requestedLanguage {
                 language = try match(tag).tag
             }
         } else {
             let m: LanguageMatch
-            if let tag = options.language { m = try match(tag) } else {
+            if let tag = requestedLanguage { m = try match(tag) } else {
                 guard let d = defaultLanguage else { throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed") }
                 m = d
             }
@@ -95,8 +105,12 @@ final class UtterancePreparer {
             voice = m.voice
         }
 
-        let cleaned = TextCleaner.clean(text)
-        let sentences = segmenter.sentences(of: cleaned, language: language)
+        let cleaned: String
+        let sentences: [Sentence]
+        if let document { (cleaned, sentences) = document.sentences } else {
+            cleaned = TextCleaner.clean(text)
+            sentences = segmenter.sentences(of: cleaned, language: language)
+        }
         guard !sentences.isEmpty else { throw .emptyText() }
         let id = nextID
         nextID += 1

@@ -16,11 +16,16 @@ public struct Sentence: Equatable, Sendable {
     public var range: Range<Int>
     /// The sentence's own text: exactly the scalars of `range`.
     public var text: String
+    /// For an SSML utterance: the SSML document (`<speak>…</speak>`) the synthesizer reads for this
+    /// sentence, whose text content is `text`; nil for plain text, which is read as `text`.
+    public var markup: String?
 
-    /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`).
-    public init(range: Range<Int>, text: String) {
+    /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`),
+    /// and for SSML the markup to synthesize.
+    public init(range: Range<Int>, text: String, markup: String? = nil) {
         self.range = range
         self.text = text
+        self.markup = markup
     }
 }
 
