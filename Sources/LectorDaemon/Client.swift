@@ -79,9 +79,9 @@ final class Client {
                             arguments: arguments, autoStart: false)
     }
 
-    /// Calls Pause, Resume, Stop or Toggle. Returns the exit status.
-    func call(_ method: String) -> Int32 {
-        do { _ = try lector(method) } catch {
+    /// Calls a method of Lector's interface (Pause, Resume, Stop, Toggle, SetRate, SetPitch). Returns the exit status.
+    func call(_ method: String, _ arguments: [Variant] = []) -> Int32 {
+        do { _ = try lector(method, arguments) } catch {
             printError(error.description)
             return 1
         }

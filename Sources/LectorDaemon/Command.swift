@@ -14,6 +14,8 @@ public enum Command {
         ("next", "Skip to the next sentence"),
         ("previous", "Go back to the previous sentence"),
         ("seek", "Jump by ±SECONDS"),
+        ("rate", "Change the speaking rate (words per minute), heard from the next word"),
+        ("pitch", "Change the base pitch (0-99), heard from the next word"),
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
         ("voices", "List the voices and languages eSpeak NG offers"),
@@ -36,6 +38,7 @@ public enum Command {
         case "status": return status(rest)
         case "next", "previous": return move(name, rest)
         case "seek": return seek(rest)
+        case "rate", "pitch": return prosody(name, rest)
         case "position": return position(rest)
         case "voices": return voices(rest)
         default:
@@ -176,6 +179,25 @@ public enum Command {
         guard let seconds = value, leftover.isEmpty else { printError("seek takes one number of seconds, e.g. `lector seek -5`"); return 2 }
         guard let client = running() else { return 0 }
         return client.player("Seek", [.int64(Int64(seconds * 1_000_000))])
+    }
+
+    private static func prosody(_ name: String, _ args: [String]) -> Int32 {
+        let rate = name == "rate"
+        let parser = OptionParser(parameterString: rate ? "WPM" : "PITCH", summary: rate
+            ? "Sets the speaking rate of the text being read (and of the texts queued after it) to WPM words per minute, 80-450 (175 is normal). The change is heard from the next word; the sentence does not start again."
+            : "Sets the base pitch of the text being read (and of the texts queued after it), 0-99 (50 is normal). The change is heard from the next word; the sentence does not start again.")
+        guard let rest = parse(parser, args) else { return 2 }
+        let range = rate ? UtterancePreparer.rates : UtterancePreparer.pitches
+        guard rest.count == 1, let value = Int(rest[0]) else {
+            printError(rate ? "rate takes one number of words per minute, e.g. `lector rate 220`" : "pitch takes one number from 0 to 99, e.g. `lector pitch 60`")
+            return 2
+        }
+        guard range.contains(value) else {
+            printError(rate ? "rate \(value) is out of range: eSpeak NG speaks \(range.lowerBound)–\(range.upperBound) words per minute" : "pitch \(value) is out of range 0–99")
+            return 2
+        }
+        guard let client = running() else { return 0 }
+        return client.call(rate ? "SetRate" : "SetPitch", [.int32(Int32(value))])
     }
 
     private static func position(_ args: [String]) -> Int32 {

@@ -36,6 +36,16 @@ final class LectorService: DBusObject {
         case "Resume": try transition { m in m.resume() }
         case "Stop": try transition { m in m.stop() }
         case "Toggle": try transition { m throws(SpeechError) in try m.toggle() }
+        case "SetRate":
+            guard let wpm = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetRate takes (i wpm)") }
+            guard UtterancePreparer.rates.contains(wpm) else {
+                throw .invalidArgs("rate \(wpm) is out of range: eSpeak NG speaks \(UtterancePreparer.rates.lowerBound)–\(UtterancePreparer.rates.upperBound) words per minute")
+            }
+            try transition { m in m.changeRate(wpm) }
+        case "SetPitch":
+            guard let pitch = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetPitch takes (i pitch)") }
+            guard UtterancePreparer.pitches.contains(pitch) else { throw .invalidArgs("pitch \(pitch) is out of range 0–99") }
+            try transition { m in m.changePitch(pitch) }
         case "ListVoices":
             let voices = preparer.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
