@@ -15,7 +15,7 @@ import Synthesis
 ///
 /// Units: each top-level `<p>`, `<s>`, `<paragraph>` or `<sentence>` of `<speak>` is one unit, and each run of
 /// other top-level content (text, `<prosody>`, `<voice>`, `<break>`, …) between them is one unit. A unit
-/// with no text (a lone `<break>`) joins the next unit (the previous one at the end). Each unit is sent to
+/// with no text (a lone `<break>`) joins the end of the previous unit (the first unit when none). Each unit is sent to
 /// eSpeak NG as a document of its own, wrapped in the root's `<speak …>` start tag, and is one sentence for
 /// Lector (position, Next/Previous, the Sentence event); see docs/ARCHITECTURE.md.
 struct SSMLDocument {
@@ -104,19 +104,24 @@ struct SSMLDocument {
         }
         if !current.isEmpty { units.append(current) }
 
+        // A unit with no text (a lone <break>) joins the previous unit, at its end: eSpeak NG 1.51 ignores a
+        // break at the start of a document, while one at the end replaces the sentence's closing pause.
+        // Before the first text it joins the first unit.
         var built: [Unit] = []
-        var carried: [Token] = [] // a unit with no text, waiting for the next one
+        var carried: [Token] = []
         for tokens in units {
             let all = carried + tokens
             let unit = Self.unit(all, rootTag: rootTag)
-            if unit.text.isEmpty { carried = all; continue }
+            if unit.text.isEmpty {
+                if let previous = built.popLast() {
+                    built.append(Self.unit(Self.tokens(ofMarkup: previous.markup, rootTag: rootTag) + tokens, rootTag: rootTag))
+                } else {
+                    carried = all
+                }
+                continue
+            }
             carried = []
             built.append(unit)
-        }
-        if !carried.isEmpty, !built.isEmpty {
-            let previous = built.removeLast()
-            let rebuilt = Self.unit(Self.tokens(ofMarkup: previous.markup, rootTag: rootTag) + carried, rootTag: rootTag)
-            built.append(rebuilt)
         }
         guard !built.isEmpty else {
             throw MarkupError(line: 1, column: 1, message: "the document has no text to read")

@@ -5,7 +5,7 @@ import Synthesis
 @testable import LectorDaemon
 
 @Suite struct SSMLDocumentTests {
-    @Test func topLevelParagraphsAreUnitsAndBreaksJoinTheNext() throws {
+    @Test func topLevelParagraphsAreUnitsAndBreaksJoinThePrevious() throws {
         let doc = try SSMLDocument.parse("""
             <?xml version="1.0"?>
             <speak version="1.1" xml:lang="de">
@@ -18,8 +18,8 @@ import Synthesis
             """)
         #expect(doc.language == "de")
         #expect(doc.units.map(\.text) == ["Hello big world.", "After the break & more.", "Loose text here."])
-        #expect(doc.units[0].markup == #"<speak version="1.1" xml:lang="de"><p>Hello <prosody rate="slow">big world</prosody>.</p></speak>"#)
-        #expect(doc.units[1].markup.contains(#"<break time="1s"></break><p>After the break &amp; more.</p>"#), "\(doc.units[1].markup)")
+        #expect(doc.units[0].markup == #"<speak version="1.1" xml:lang="de"><p>Hello <prosody rate="slow">big world</prosody>.</p><break time="1s"></break></speak>"#)
+        #expect(doc.units[1].markup.contains(#"xml:lang="de"><p>After the break &amp; more.</p></speak>"#), "\(doc.units[1].markup)")
         for unit in doc.units { #expect(SSMLText.content(of: unit.markup).text == unit.text) }
         let (text, sentences) = doc.sentences
         #expect(text == "Hello big world.\nAfter the break & more.\nLoose text here.")
@@ -49,10 +49,12 @@ import Synthesis
         #expect(throws: MarkupError.self) { try SSMLDocument.parse(#"<speak><break time="1s"/></speak>"#) }
     }
 
-    @Test func aTrailingBreakJoinsTheLastUnit() throws {
+    @Test func aTrailingBreakJoinsTheLastUnitALeadingOneTheFirst() throws {
         let doc = try SSMLDocument.parse(#"<speak><p>One.</p><break time="2s"/></speak>"#)
         #expect(doc.units.map(\.text) == ["One."])
         #expect(doc.units[0].markup == #"<speak><p>One.</p><break time="2s"></break></speak>"#)
+        let leading = try SSMLDocument.parse(#"<speak><break time="2s"/> <p>One.</p><p>Two.</p></speak>"#)
+        #expect(leading.units.map(\.markup) == [#"<speak><break time="2s"></break><p>One.</p></speak>"#, "<speak><p>Two.</p></speak>"])
     }
 
     @Test func detection() {
