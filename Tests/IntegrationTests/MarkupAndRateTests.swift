@@ -54,6 +54,20 @@ extension Integration {
             let rendered = try await render(session, ["--file", file.path])
             #expect(abs(rendered.audibleDuration - audio.audibleDuration) <= 0.1, "\(rendered.summary) vs \(audio.summary)")
             #expect(rendered.longestSilence >= 0.95, "\(rendered.summary)")
+
+            // MPRIS OpenUri of the same file reads it as SSML too.
+            let mark = session.recorder.mark()
+            let open = try await session.run("gdbus", [
+                "call", "--session", "--dest", "org.mpris.MediaPlayer2.lector", "--object-path", "/org/mpris/MediaPlayer2",
+                "--method", "org.mpris.MediaPlayer2.Player.OpenUri", file.absoluteURL.absoluteString,
+            ])
+            #expect(open.status == 0, "\(open)")
+            let done = try await session.waitForState("stopped", timeout: 20)
+            #expect(done.state == "stopped", "\(done)")
+            await session.recorder.waitForSamples(after: session.recorder.mark(), seconds: 0.4)
+            let opened = AudioAnalysis(session.recorder.samples(from: mark))
+            #expect(abs(opened.audibleDuration - audio.audibleDuration) <= 0.1, "\(opened.summary) vs \(audio.summary)")
+            #expect(opened.longestSilence >= 0.95, "\(opened.summary)")
         }
 
         @Test("malformed SSML and DOCTYPEs are one-line errors with line and column, from read and from Speak")
@@ -140,6 +154,37 @@ extension Integration {
             #expect(heard.audibleDuration < prefix + fast.audibleDuration - 0.7, "read again from its start? \(context)")
             #expect(heard.audibleDuration > fast.audibleDuration, "\(context)")
             #expect(abs(heard.audibleDuration - expected) < 1.2, "\(context)")
+        }
+
+        @Test("in SSML, a rate change is heard from the next unit; lector pitch works alike; out of range is a usage error")
+        func rateChangeInSSMLAndPitch() async throws {
+            let session = try PrivateSession.require()
+            let recorder = session.recorder
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            let document = "<speak><p>\(Lector.longRun)</p><p>\(Lector.longRun)</p></speak>"
+            let slow = try await render(session, ["--lang", "en", "--ssml", document])
+            let fast = try await render(session, ["--lang", "en", "--rate", "400", "--ssml", document])
+
+            let mark = recorder.mark()
+            let reader = try session.spawn(Paths.lectorBinary, ["read", "--wait", "--lang", "en", "--ssml", document], tag: "ssml-rate")
+            try #require(await recorder.waitForSpeech(after: mark, timeout: 3) != nil, "no speech")
+            try await Task.sleep(for: .milliseconds(2000))
+            #expect(try await session.lector(["rate", "400"]).status == 0)
+            #expect(try await session.lector(["pitch", "80"]).status == 0)
+            let status = await reader.waitForExit(timeout: 60)
+            #expect(status == 0, "lector read --wait: \(status.map(String.init) ?? "still running") \(reader.stderr)")
+            await recorder.waitForSamples(after: recorder.mark(), seconds: 0.4)
+            let heard = AudioAnalysis(recorder.samples(from: mark))
+            // The first unit at 175 wpm, whole; the second at 400 wpm.
+            let expected = slow.audibleDuration / 2 + fast.audibleDuration / 2
+            #expect(abs(heard.audibleDuration - expected) < 1.0,
+                    "heard \(heard.summary); expected ≈ \(secs(expected)); 175 wpm \(slow.summary); 400 wpm \(fast.summary)")
+
+            for bad in [["rate", "1000"], ["rate", "fast"], ["pitch", "100"], ["pitch"]] {
+                let result = try await session.lector(bad)
+                #expect(result.status == 2 && result.stderrLines.count == 1, "\(bad): \(result)")
+            }
         }
 
         @Test("MPRIS Rate 2.0 while paused keeps the pause and the position, and speeds up what follows")
