@@ -45,7 +45,13 @@ struct SSMLDocument {
         if let at = Self.position(of: "<!DOCTYPE", in: source) {
             throw MarkupError(line: at.line, column: at.column, message: "DOCTYPE and entity declarations are not allowed in SSML")
         }
-        let events = try Markup.events(source)
+        let events: [MarkupEvent]
+        do { events = try Markup.events(source) } catch {
+            // GMarkup's own words for text before the root ("… an element (e.g. <book>)") are about any XML.
+            guard error.message.hasPrefix("Document must begin with an element") else { throw error }
+            throw MarkupError(line: error.line, column: error.column,
+                              message: "an SSML document starts with <speak> (after an optional XML prolog)")
+        }
         var rootTag = ""
         var language: String?
         var depth = 0

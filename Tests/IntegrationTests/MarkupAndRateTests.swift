@@ -88,6 +88,18 @@ extension Integration {
             #expect(refused.status == 1, "\(refused)")
             #expect(refused.stderr.hasPrefix("lector: malformed SSML: line 2, column 1: DOCTYPE"), "\(refused)")
 
+            // The shared bad input: detected as SSML by its name, refused with its position, the daemon unharmed.
+            let shared = Paths.badInputs.appendingPathComponent("malformed.ssml")
+            if FileManager.default.fileExists(atPath: shared.path) {
+                let result = try await session.lector(["read", "--file", shared.path])
+                #expect(result.status == 1 && result.stderrLines.count == 1, "\(result)")
+                #expect(result.stderr.hasPrefix("lector: malformed SSML: line 1, column "), "\(result)")
+            }
+            let notSSML = try await session.lector(["read", "--ssml", "Just words."])
+            #expect(notSSML.status == 1, "\(notSSML)")
+            #expect(notSSML.stderr == "lector: malformed SSML: line 1, column 1: an SSML document starts with <speak> (after an optional XML prolog)\n",
+                    "\(notSSML)")
+
             let call = try await session.run("gdbus", [
                 "call", "--session", "--dest", Lector.busName, "--object-path", Lector.objectPath,
                 "--method", Lector.interface + ".Speak", malformed, "{'ssml': <true>}",
