@@ -16,6 +16,7 @@ public enum Command {
         ("seek", "Jump by ±SECONDS"),
         ("rate", "Change the speaking rate (words per minute), heard from the next word"),
         ("pitch", "Change the base pitch (0-99), heard from the next word"),
+        ("voice", "Change the voice of the text being read, heard from the next word"),
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
         ("voices", "List the voices and languages eSpeak NG offers"),
@@ -39,6 +40,7 @@ public enum Command {
         case "next", "previous": return move(name, rest)
         case "seek": return seek(rest)
         case "rate", "pitch": return prosody(name, rest)
+        case "voice": return voice(rest)
         case "position": return position(rest)
         case "voices": return voices(rest)
         default:
@@ -198,6 +200,14 @@ public enum Command {
         }
         guard let client = running() else { return 0 }
         return client.call(rate ? "SetRate" : "SetPitch", [.int32(Int32(value))])
+    }
+
+    private static func voice(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "NAME|TAG", summary: "Reads the rest of the text being read with another voice: an eSpeak NG voice name or identifier, or a BCP 47 language tag (`lector voices` lists them). The change is heard from the next word; queued texts keep their voices.")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.count == 1, !rest[0].isEmpty else { printError("voice takes one voice name or language tag, e.g. `lector voice de`"); return 2 }
+        guard let client = running() else { return 0 }
+        return client.call("SetVoice", [.string(rest[0])])
     }
 
     private static func position(_ args: [String]) -> Int32 {

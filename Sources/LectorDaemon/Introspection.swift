@@ -49,6 +49,9 @@ enum Introspection {
     <!-- SetPitch: the base pitch (0-99) of the text being read, heard from the next word on, and of the texts
          that follow. InvalidArgs when out of range. -->
     <method name="SetPitch"><arg name="pitch" type="i" direction="in"/></method>
+    <!-- SetVoice: the voice of the text being read (not of queued texts), by name, identifier or BCP 47 tag,
+         heard from the next word. Error org.lector.Lector1.Error.UnknownVoice. -->
+    <method name="SetVoice"><arg name="voice" type="s" direction="in"/></method>
     <!-- ListVoices: the eSpeak NG voices: (name, identifier, BCP 47 languages, gender "male"/"female"/""). -->
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>

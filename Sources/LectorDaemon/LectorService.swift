@@ -46,6 +46,20 @@ final class LectorService: DBusObject {
             guard let pitch = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetPitch takes (i pitch)") }
             guard UtterancePreparer.pitches.contains(pitch) else { throw .invalidArgs("pitch \(pitch) is out of range 0–99") }
             try transition { m in m.changePitch(pitch) }
+        case "SetVoice":
+            guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }
+            let voice: Voice
+            let language: String
+            if let v = preparer.matcher.voice(named: name) {
+                voice = v
+                language = v.languages.first ?? "und"
+            } else if let m = try? preparer.matcher.match(name) {
+                voice = m.voice
+                language = m.tag
+            } else {
+                throw DBusError(name: "org.lector.Lector1.Error.UnknownVoice", message: "unknown voice '\(name)'; `lector voices` lists them")
+            }
+            try transition { m in m.changeVoice(engineVoice: voice.identifier, name: voice.name, language: language) }
         case "ListVoices":
             let voices = preparer.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])

@@ -124,6 +124,17 @@ public struct SpeechManager: Sendable {
         return changed(u)
     }
 
+    /// Changes the voice of the current utterance (not of queued texts, which may be in other languages), like
+    /// `changeRate`: heard from the next word. `engineVoice` is what the synthesizer selects it by, `name` the
+    /// voice's human-readable name, `language` its BCP 47 tag.
+    public mutating func changeVoice(engineVoice: String, name: String, language: String) -> [SpeechAction] {
+        guard var u = current, u.engineVoice != engineVoice else { return [] }
+        u.engineVoice = engineVoice
+        u.voiceName = name
+        u.language = language
+        return changed(u)
+    }
+
     /// The current utterance's prosody changed to `u`'s.
     private mutating func changed(_ u: Utterance) -> [SpeechAction] {
         current = u

@@ -199,6 +199,34 @@ extension Integration {
             }
         }
 
+        @Test("lector voice de switches the voice from the next word; the language is reported; the sentence is not read again")
+        func voiceChange() async throws {
+            let session = try PrivateSession.require()
+            let recorder = session.recorder
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            let english = try await render(session, ["--lang", "en", Lector.longRun])
+            let mark = recorder.mark()
+            let reader = try session.spawn(Paths.lectorBinary, ["read", "--wait", "--lang", "en", Lector.longRun], tag: "voice-read")
+            try #require(await recorder.waitForSpeech(after: mark, timeout: 3) != nil, "no speech")
+            try await Task.sleep(for: .milliseconds(2000))
+            let before = try await session.status()
+            let change = try await session.lector(["voice", "de"])
+            #expect(change.status == 0 && change.stderr.isEmpty, "\(change)")
+            let after = try await session.status()
+            #expect(after.state == "reading" && after.language?.hasPrefix("de") == true, "\(after)")
+            #expect(after.fields["voice"] != before.fields["voice"], "\(before) then \(after)")
+            #expect((after.position ?? 0) >= (before.position ?? 0), "\(before) then \(after)")
+            let unknown = try await session.lector(["voice", "qqq"])
+            #expect(unknown.status == 1 && unknown.stderr.hasPrefix("lector: unknown voice"), "\(unknown)")
+            let status = await reader.waitForExit(timeout: 60)
+            #expect(status == 0, "lector read --wait: \(status.map(String.init) ?? "still running") \(reader.stderr)")
+            await recorder.waitForSamples(after: recorder.mark(), seconds: 0.4)
+            let heard = AudioAnalysis(recorder.samples(from: mark))
+            // German reads English words at about the same pace: not the sentence twice.
+            #expect(heard.audibleDuration < english.audibleDuration * 1.5, "heard \(heard.summary); English \(english.summary)")
+        }
+
         @Test("MPRIS Rate 2.0 while paused keeps the pause and the position, and speeds up what follows")
         func mprisRateWhilePaused() async throws {
             let session = try PrivateSession.require()

@@ -52,6 +52,19 @@ struct RateTests {
         #expect(m.current?.pitch == 20)
     }
 
+    @Test func voiceChangesTheCurrentTextOnly() {
+        var m = SpeechManager()
+        _ = m.speak(u1)
+        _ = m.speak(u2, queue: true)
+        var expected = u1
+        expected.engineVoice = "gmw/de"
+        expected.voiceName = "German"
+        expected.language = "de"
+        #expect(m.changeVoice(engineVoice: "gmw/de", name: "German", language: "de") == [.changeProsody(expected)])
+        #expect(m.changeVoice(engineVoice: "gmw/de", name: "German", language: "de") == [])
+        #expect(m.queue.map(\.engineVoice) == [u2.engineVoice])
+    }
+
     @Test func rateAndPitchTogetherKeepBoth() {
         var m = SpeechManager()
         _ = m.speak(u1)
