@@ -79,7 +79,7 @@ final class Client {
                             arguments: arguments, autoStart: false)
     }
 
-    /// Calls a method of Lector's interface (Pause, Resume, Stop, Toggle, SleepAfter, …). Returns the exit status.
+    /// Calls a method of Lector's interface (Pause, Resume, Stop, Toggle, SetRate, SetPitch, SleepAfter, …). Returns the exit status.
     func call(_ method: String, _ arguments: [Variant] = []) -> Int32 {
         do { _ = try lector(method, arguments) } catch {
             printError(error.description)
@@ -97,6 +97,7 @@ final class Client {
         if let v = options.rate { dict["rate"] = .int32(Int32(clamping: v)) }
         if let v = options.pitch { dict["pitch"] = .int32(Int32(clamping: v)) }
         if options.queue { dict["queue"] = .bool(true) }
+        if options.ssml { dict["ssml"] = .bool(true) }
         if let v = options.title { dict["title"] = .string(v) }
         if let v = options.url { dict["url"] = .string(v) }
         if options.fromStart { dict["from-start"] = .bool(true) }

@@ -14,6 +14,9 @@ public enum Command {
         ("next", "Skip to the next sentence"),
         ("previous", "Go back to the previous sentence"),
         ("seek", "Jump by ±SECONDS"),
+        ("rate", "Change the speaking rate (words per minute), heard from the next word"),
+        ("pitch", "Change the base pitch (0-99), heard from the next word"),
+        ("voice", "Change the voice of the text being read, heard from the next word"),
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
@@ -38,6 +41,8 @@ public enum Command {
         case "sleep": return sleep(rest)
         case "next", "previous": return move(name, rest)
         case "seek": return seek(rest)
+        case "rate", "pitch": return prosody(name, rest)
+        case "voice": return voice(rest)
         case "position": return position(rest)
         case "voices": return voices(rest)
         default:
@@ -98,7 +103,8 @@ public enum Command {
         let voice = parser.string("voice", short: "v", "eSpeak NG voice name", argument: "NAME")
         let rate = parser.integer("rate", short: "r", "Speaking rate in words per minute (80-450, default 175)", argument: "WPM")
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
-        let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8)", argument: "FILE")
+        let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
+        let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
@@ -116,6 +122,7 @@ public enum Command {
             options.title = input.title
             options.url = input.url
             options.fromStart = fromStart.value
+            options.ssml = ssml.value || input.ssml
         }
 
         if let output = output.value {
@@ -196,6 +203,33 @@ public enum Command {
         guard let seconds = value, leftover.isEmpty else { printError("seek takes one number of seconds, e.g. `lector seek -5`"); return 2 }
         guard let client = running() else { return 0 }
         return client.player("Seek", [.int64(microseconds(seconds))])
+    }
+
+    private static func prosody(_ name: String, _ args: [String]) -> Int32 {
+        let rate = name == "rate"
+        let parser = OptionParser(parameterString: rate ? "WPM" : "PITCH", summary: rate
+            ? "Sets the speaking rate of the text being read (and of the texts queued after it) to WPM words per minute, 80-450 (175 is normal). The change is heard from the next word; the sentence does not start again."
+            : "Sets the base pitch of the text being read (and of the texts queued after it), 0-99 (50 is normal). The change is heard from the next word; the sentence does not start again.")
+        guard let rest = parse(parser, args) else { return 2 }
+        let range = rate ? UtterancePreparer.rates : UtterancePreparer.pitches
+        guard rest.count == 1, let value = Int(rest[0]) else {
+            printError(rate ? "rate takes one number of words per minute, e.g. `lector rate 220`" : "pitch takes one number from 0 to 99, e.g. `lector pitch 60`")
+            return 2
+        }
+        guard range.contains(value) else {
+            printError(rate ? "rate \(value) is out of range: eSpeak NG speaks \(range.lowerBound)–\(range.upperBound) words per minute" : "pitch \(value) is out of range 0–99")
+            return 2
+        }
+        guard let client = running() else { return 0 }
+        return client.call(rate ? "SetRate" : "SetPitch", [.int32(Int32(value))])
+    }
+
+    private static func voice(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "NAME|TAG", summary: "Reads the rest of the text being read with another voice: an eSpeak NG voice name or identifier, or a BCP 47 language tag (`lector voices` lists them). The change is heard from the next word; queued texts keep their voices.")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.count == 1, !rest[0].isEmpty else { printError("voice takes one voice name or language tag, e.g. `lector voice de`"); return 2 }
+        guard let client = running() else { return 0 }
+        return client.call("SetVoice", [.string(rest[0])])
     }
 
     private static func position(_ args: [String]) -> Int32 {

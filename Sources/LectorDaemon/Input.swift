@@ -9,7 +9,9 @@ enum Input {
     /// Largest text accepted from a file or standard input (32 MiB).
     static let maximumBytes = 32 << 20
 
-    struct Text { var text: String; var title: String?; var url: String? }
+    /// `ssml`: the file is an SSML document (its name ends in `.ssml`, or it starts with an XML prolog or
+    /// `<speak>`; see `SSMLDocument.looksLikeSSML`).
+    struct Text { var text: String; var title: String?; var url: String?; var ssml = false }
     struct Failure: Error { var message: String; var usage = false }
 
     static func text(arguments: [String], file: String?) -> Result<Text, Failure> {
@@ -43,7 +45,9 @@ enum Input {
         }
         let base = path.split(separator: "/").last.map(String.init) ?? path
         let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
-        return .success(Text(text: TextCleaner.clean(utf8: bytes), title: base, url: pathToFileURI(absolute)))
+        let text = TextCleaner.clean(utf8: bytes)
+        let ssml = base.lowercased().hasSuffix(".ssml") || SSMLDocument.looksLikeSSML(text)
+        return .success(Text(text: text, title: base, url: pathToFileURI(absolute), ssml: ssml))
     }
 
     private static func readStandardInput() -> Result<Text, Failure> {

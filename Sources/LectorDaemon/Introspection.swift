@@ -23,12 +23,14 @@ enum Introspection {
         rate      i  speaking rate in words per minute (80-450; default 175)
         pitch     i  base pitch 0-99 (default 50)
         queue     b  append after what is being read instead of replacing it
+        ssml      b  `text` is an SSML document (<speak>...</speak>), read in eSpeak NG's SSML mode
         title     s  a title for media widgets (default: the start of the text)
         url       s  the file:// URI the text came from, if any: a file read before starts again at the last
                      sentence heard (its bookmark), unless its text changed
         from-start b  with url: start from the beginning, ignoring the bookmark
       Errors: org.lector.Lector1.Error.EmptyText (nothing readable), org.lector.Lector1.Error.UnknownLanguage,
-      org.lector.Lector1.Error.UnknownVoice, org.freedesktop.DBus.Error.InvalidArgs (bad option type or range).
+      org.lector.Lector1.Error.UnknownVoice, org.lector.Lector1.Error.MalformedSSML (with line and column),
+      org.freedesktop.DBus.Error.InvalidArgs (bad option type or range).
     -->
     <method name="Speak">
       <arg name="text" type="s" direction="in"/>
@@ -55,6 +57,15 @@ enum Introspection {
     <method name="SleepAtParagraphEnd"/>
     <!-- CancelSleep: turns the sleep timer off (a fade in progress is undone). -->
     <method name="CancelSleep"/>
+    <!-- SetRate: the speaking rate in words per minute (80-450) of the text being read, heard from the next word
+         on (no restart of the sentence), and of the texts that follow. InvalidArgs when out of range. -->
+    <method name="SetRate"><arg name="wpm" type="i" direction="in"/></method>
+    <!-- SetPitch: the base pitch (0-99) of the text being read, heard from the next word on, and of the texts
+         that follow. InvalidArgs when out of range. -->
+    <method name="SetPitch"><arg name="pitch" type="i" direction="in"/></method>
+    <!-- SetVoice: the voice of the text being read (not of queued texts), by name, identifier or BCP 47 tag,
+         heard from the next word. Error org.lector.Lector1.Error.UnknownVoice. -->
+    <method name="SetVoice"><arg name="voice" type="s" direction="in"/></method>
     <!-- ListVoices: the eSpeak NG voices: (name, identifier, BCP 47 languages, gender "male"/"female"/""). -->
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>

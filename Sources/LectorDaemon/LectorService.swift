@@ -47,6 +47,30 @@ final class LectorService: DBusObject {
             try sleepTimer?.pause(after: microseconds)
         case "SleepAtParagraphEnd": try sleepTimer?.pauseAtParagraphEnd()
         case "CancelSleep": sleepTimer?.cancel()
+        case "SetRate":
+            guard let wpm = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetRate takes (i wpm)") }
+            guard UtterancePreparer.rates.contains(wpm) else {
+                throw .invalidArgs("rate \(wpm) is out of range: eSpeak NG speaks \(UtterancePreparer.rates.lowerBound)–\(UtterancePreparer.rates.upperBound) words per minute")
+            }
+            try transition { m in m.changeRate(wpm) }
+        case "SetPitch":
+            guard let pitch = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetPitch takes (i pitch)") }
+            guard UtterancePreparer.pitches.contains(pitch) else { throw .invalidArgs("pitch \(pitch) is out of range 0–99") }
+            try transition { m in m.changePitch(pitch) }
+        case "SetVoice":
+            guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }
+            let voice: Voice
+            let language: String
+            if let v = preparer.matcher.voice(named: name) {
+                voice = v
+                language = v.languages.first ?? "und"
+            } else if let m = try? preparer.matcher.match(name) {
+                voice = m.voice
+                language = m.tag
+            } else {
+                throw DBusError(name: "org.lector.Lector1.Error.UnknownVoice", message: "unknown voice '\(name)'; `lector voices` lists them")
+            }
+            try transition { m in m.changeVoice(engineVoice: voice.identifier, name: voice.name, language: language) }
         case "ListVoices":
             let voices = preparer.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
@@ -110,7 +134,10 @@ final class LectorService: DBusObject {
             case "from-start":
                 guard let b = value.bool else { throw .invalidArgs("option 'from-start' must be a boolean (b)") }
                 o.fromStart = b
-            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, title, url, from-start")
+            case "ssml":
+                guard let b = value.bool else { throw .invalidArgs("option 'ssml' must be a boolean (b)") }
+                o.ssml = b
+            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, ssml, title, url, from-start")
             }
         }
         return o

@@ -148,6 +148,7 @@ final class MPRISService: DBusObject {
         var options = SpeakOptions()
         options.title = input.title
         options.url = uri
+        options.ssml = input.ssml
         _ = try lector.speak(input.text, options: options)
     }
 
@@ -171,7 +172,7 @@ final class MPRISService: DBusObject {
             "Identity": .string("Lector"),
             "DesktopEntry": .string(Names.applicationID),
             "SupportedUriSchemes": .strings(["file"]),
-            "SupportedMimeTypes": .strings(["text/plain"]),
+            "SupportedMimeTypes": .strings(["text/plain", "application/ssml+xml"]),
         ]
     }
 

@@ -33,7 +33,8 @@ struct OfflineRenderer {
                 configured = configuration
             }
             let tag = UInt32(index + 1)
-            writeAll(child.stdinFD, WorkerCodec.encode(.synthesize(tag: tag, text: sentence.text)))
+            let request: WorkerRequest = sentence.markup.map { .synthesizeSSML(tag: tag, markup: $0) } ?? .synthesize(tag: tag, text: sentence.text)
+            writeAll(child.stdinFD, WorkerCodec.encode(request))
             var done = false
             var sentenceAudio: [Int16] = []
             while !done {

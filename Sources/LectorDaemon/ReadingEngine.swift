@@ -27,8 +27,9 @@ final class ReadingEngine {
     private let synthesis: SynthesisClient
     private var run: Run?
     private var tick: Source?
-    /// Per utterance id: the synthesized length of each sentence in samples, once known.
-    private var durations: (utterance: UInt64, rate: Int, samples: [Int?])?
+    /// Per utterance id: the synthesized length of each sentence in samples, once known, as heard (a sentence
+    /// whose rate changed while it was read counts its old-rate start and its new-rate rest).
+    private var durations: (utterance: UInt64, samples: [Int?])?
 
     init(server: SoundServer, synthesis: SynthesisClient) {
         self.server = server
@@ -125,7 +126,7 @@ final class ReadingEngine {
     /// Where sentence `index` starts in the utterance's audio, in samples (exact where synthesized, else estimated).
     func startSample(of index: Int) -> Int64 {
         guard let u = manager.current else { return 0 }
-        let known = durations?.utterance == u.id && durations?.rate == u.rate ? durations!.samples : []
+        let known = durations?.utterance == u.id ? durations!.samples : []
         var total: Int64 = 0
         for i in 0..<min(index, u.sentences.count) {
             if i < known.count, let n = known[i] { total += Int64(n) } else { total += estimate(u.sentences[i], rate: u.rate) }
@@ -148,6 +149,7 @@ final class ReadingEngine {
         for action in actions {
             switch action {
             case .start(let u, let sentence, let corked): start(u, at: sentence, corked: corked)
+            case .changeProsody(let u): changeProsody(u)
             case .cork:
                 run?.stream.setCorked(true)
                 stopTicking()
@@ -164,8 +166,8 @@ final class ReadingEngine {
 
     private func start(_ u: Utterance, at sentence: Int, corked: Bool) {
         endRun()
-        if durations?.utterance != u.id || durations?.rate != u.rate {
-            durations = (u.id, u.rate, Array(repeating: nil, count: u.sentences.count))
+        if durations?.utterance != u.id {
+            durations = (u.id, Array(repeating: nil, count: u.sentences.count))
         }
         if case .failed = server.state { server.connect() }
         let stream = PlaybackStream(server: server, name: u.title, sampleRate: Self.sampleRate, properties: [
@@ -194,6 +196,70 @@ final class ReadingEngine {
         run = nil
     }
 
+    /// The rate or pitch of the utterance being read changed (`SpeechAction.changeProsody`): the audio up to
+    /// the first word not yet handed to the stream is kept, the rest is discarded, and synthesis goes on from
+    /// that word with the new settings. What the stream holds already (its ~50 ms buffer) plays out, so the
+    /// change is heard at the next word, and the position only ever moves forward.
+    private func changeProsody(_ u: Utterance) {
+        guard let run, run.utterance.id == u.id else { return }
+        let old = run.utterance
+        run.utterance = u
+        // Sentences before this run keep the lengths they had (estimated at the old rate where not synthesized),
+        // so the position, counted from them, does not jump.
+        if durations?.utterance == u.id {
+            for i in 0..<min(run.firstSentence, durations!.samples.count) where durations!.samples[i] == nil {
+                durations!.samples[i] = Int(estimate(old.sentences[i], rate: old.rate))
+            }
+        }
+        guard !run.draining else { return } // everything is in the stream already
+        // The first sample of the timeline not yet written to the stream (nor skipped by a seek).
+        let written = max(run.timeline - Int64(run.pcm.count - run.pcmStart), run.skip)
+        // Cut at the first word not yet written, in a plain-text sentence (a word inside SSML markup cannot be
+        // cut out of its document), else at the first sentence boundary not yet written.
+        let cut = run.events.firstIndex { e in
+            guard e.sample >= written else { return false }
+            switch e.kind {
+            case .sentence: return true
+            case .word(_, let index): return u.sentences[index].markup == nil && e.sample > (run.sentenceAt[index] ?? -1)
+            }
+        }
+        guard let cut else {
+            // No boundary known past what is written: the sentence being synthesized (if any) is kept whole at
+            // the old settings, and the change is heard from the next sentence on.
+            if let current = run.inFlight.first(where: { run.sentenceStart[$0.tag] != nil }) {
+                run.inFlight = [current]
+                run.nextToRequest = current.index + 1
+            } else if let first = run.inFlight.first {
+                run.inFlight = []
+                run.nextToRequest = first.index
+            }
+            requestMore()
+            return
+        }
+        let event = run.events[cut]
+        let sample = event.sample
+        // Discard the audio and events from the cut on; requests in flight are dropped (stale frames are ignored).
+        let keep = run.pcmStart + Int(sample - (run.timeline - Int64(run.pcm.count - run.pcmStart)))
+        if keep < run.pcm.count { run.pcm.removeSubrange(max(keep, run.pcmStart)..<run.pcm.count) }
+        run.timeline = sample
+        run.events.removeSubrange(cut...)
+        run.inFlight = []
+        switch event.kind {
+        case .sentence(let index):
+            run.nextToRequest = index
+        case .word(let range, let index):
+            let sentence = u.sentences[index]
+            let offset = range.lowerBound - sentence.range.lowerBound
+            let rest = String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
+            synthesis.configure(voice: u.voice(ofSentence: index).engineVoice, rate: u.rate, pitch: u.pitch)
+            let tag = synthesis.synthesize(rest)
+            run.inFlight.append(.init(tag: tag, index: index, textOffset: offset, prefix: sample - (run.sentenceAt[index] ?? sample)))
+            run.nextToRequest = index + 1
+        }
+        requestMore()
+        feed()
+    }
+
     // MARK: synthesis
 
     /// Keeps synthesis ahead of playback by up to `lookahead` samples, with at most two requests in flight.
@@ -204,9 +270,10 @@ final class ReadingEngine {
               run.timeline - run.heard < Int64(Self.lookahead) {
             let index = run.nextToRequest
             let u = run.utterance
+            let sentence = u.sentences[index]
             synthesis.configure(voice: u.voice(ofSentence: index).engineVoice, rate: u.rate, pitch: u.pitch)
-            let tag = synthesis.synthesize(u.sentences[index].text)
-            run.inFlight.append((tag, index))
+            let tag = synthesis.synthesize(sentence.markup ?? sentence.text, ssml: sentence.markup != nil)
+            run.inFlight.append(.init(tag: tag, index: index))
             run.nextToRequest += 1
         }
     }
@@ -222,13 +289,15 @@ final class ReadingEngine {
             run.timeline += Int64(samples.count)
             feed()
         case .word(let tag, let start, let length, let sample):
-            guard let index = run.begin(tag), let base = run.sentenceStart[tag] else { return }
-            let offset = run.utterance.sentences[index].range.lowerBound
-            run.events.append(.init(sample: base + Int64(sample), kind: .word(offset + start..<offset + start + length)))
+            guard let index = run.begin(tag), let base = run.sentenceStart[tag],
+                  let entry = run.inFlight.first(where: { $0.tag == tag }) else { return }
+            let offset = run.utterance.sentences[index].range.lowerBound + entry.textOffset
+            run.events.append(.init(sample: base + Int64(sample),
+                                    kind: .word(offset + start..<offset + start + length, sentence: index)))
         case .end(let tag, let samples):
-            guard let index = run.begin(tag) else { return }
+            guard let index = run.begin(tag), let entry = run.inFlight.first(where: { $0.tag == tag }) else { return }
             if durations?.utterance == run.utterance.id, index < durations!.samples.count {
-                durations!.samples[index] = samples
+                durations!.samples[index] = Int(entry.prefix) + samples
             }
             finish(tag)
         case .failed(let tag, let message):
@@ -331,7 +400,7 @@ final class ReadingEngine {
                     run.stream.updateProperties(["media.language": language])
                 }
                 perform(manager.sentenceHeard(index))
-            case .word(let range):
+            case .word(let range, _):
                 if e.sample >= run.skip { perform(manager.wordHeard(range)) } // words seeked over are not heard
             }
             guard self.run === run else { return }
@@ -341,15 +410,21 @@ final class ReadingEngine {
 
 /// One stream playing one utterance from one sentence on.
 private final class Run {
-    struct Event { var sample: Int64; var kind: Kind; enum Kind { case sentence(Int), word(Range<Int>) } }
+    struct Event { var sample: Int64; var kind: Kind; enum Kind { case sentence(Int), word(Range<Int>, sentence: Int) } }
+    /// A request in flight. `textOffset` > 0: the rest of sentence `index` from that scalar on (after a prosody
+    /// change), whose audio follows `prefix` samples of the same sentence already in the timeline.
+    struct Request { var tag: UInt32; var index: Int; var textOffset = 0; var prefix: Int64 = 0 }
 
-    let utterance: Utterance
+    /// The utterance, with the rate and pitch now in force.
+    var utterance: Utterance
     let firstSentence: Int
     let stream: PlaybackStream
     /// Next sentence to ask the worker for.
     var nextToRequest: Int
     /// Requests in flight: worker tag and sentence index, in order.
-    var inFlight: [(tag: UInt32, index: Int)] = []
+    var inFlight: [Request] = []
+    /// Where each sentence's audio starts in this run's timeline (samples).
+    var sentenceAt: [Int: Int64] = [:]
     /// Where each request's audio starts in this run's timeline (samples), set at its first frame.
     var sentenceStart: [UInt32: Int64] = [:]
     /// Synthesized audio not yet written to the stream: `pcm[pcmStart...]`.
@@ -386,7 +461,10 @@ private final class Run {
         guard let entry = inFlight.first(where: { $0.tag == tag }) else { return nil }
         if sentenceStart[tag] == nil {
             sentenceStart[tag] = timeline
-            events.append(.init(sample: timeline, kind: .sentence(entry.index)))
+            if entry.textOffset == 0 { // a continuation goes on in a sentence already announced
+                sentenceAt[entry.index] = timeline
+                events.append(.init(sample: timeline, kind: .sentence(entry.index)))
+            }
         }
         return entry.index
     }

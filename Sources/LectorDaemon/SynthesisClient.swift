@@ -43,11 +43,11 @@ final class SynthesisClient {
         if process != nil { send(request) }
     }
 
-    /// Asks for `text` to be synthesized; returns the tag its frames will carry.
-    func synthesize(_ text: String) -> UInt32 {
+    /// Asks for `text` to be synthesized (as an SSML document when `ssml`); returns the tag its frames will carry.
+    func synthesize(_ text: String, ssml: Bool = false) -> UInt32 {
         let tag = nextTag
         nextTag = nextTag == UInt32.max ? 1 : nextTag + 1
-        let request = WorkerRequest.synthesize(tag: tag, text: text)
+        let request: WorkerRequest = ssml ? .synthesizeSSML(tag: tag, markup: text) : .synthesize(tag: tag, text: text)
         outstanding.append((tag, request, configuration))
         if process == nil { start() } else { send(request) }
         return tag

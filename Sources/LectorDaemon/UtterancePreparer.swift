@@ -21,6 +21,8 @@ struct SpeakOptions: Equatable {
     var url: String?
     /// For a file read before: start from its beginning instead of where it was left off.
     var fromStart = false
+    /// The text is an SSML document (application/ssml+xml), read in eSpeak NG's SSML mode.
+    var ssml = false
 }
 
 /// Why a text cannot be read, with the D-Bus error name it travels as.
@@ -31,6 +33,9 @@ struct PrepareError: Error, CustomStringConvertible {
 
     static func emptyText() -> PrepareError {
         PrepareError(name: "org.lector.Lector1.Error.EmptyText", message: "nothing to read: the text is empty or only white space and control characters")
+    }
+    static func malformedSSML(_ error: MarkupError) -> PrepareError {
+        PrepareError(name: "org.lector.Lector1.Error.MalformedSSML", message: "malformed SSML: \(error)")
     }
     static func invalid(_ message: String) -> PrepareError {
         PrepareError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
@@ -109,11 +114,16 @@ final class UtterancePreparer {
         }
         let pitch = options.pitch ?? configuration.pitch ?? Self.defaultPitch
         guard Self.pitches.contains(pitch) else { throw .invalid("pitch \(pitch) is out of range 0–99") }
+        var document: SSMLDocument?
+        if options.ssml {
+            do { document = try SSMLDocument.parse(TextCleaner.clean(text)) } catch { throw .malformedSSML(error) }
+        }
+        let requestedLanguage = options.language ?? document?.language
 
-        let cleaned = TextCleaner.clean(text)
+        var cleaned = TextCleaner.clean(text)
         var sentences: [Sentence] = []
         var voices: [UtteranceVoice] = []
-        if options.voice == nil && options.language == nil {
+        if document == nil && options.voice == nil && options.language == nil {
             // No language given: each paragraph in its own (detected) language.
             guard let fallback = defaultLanguage else {
                 throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
@@ -141,16 +151,25 @@ final class UtterancePreparer {
                 }
                 voice = v
                 language = v.languages.first ?? "und"
-                if let tag = options.language {
+                if let tag = requestedLanguage {
                     language = try match(tag).tag
                 }
             } else {
-                let m = try match(options.language ?? "")
+                let m: LanguageMatch
+                if let tag = requestedLanguage { m = try match(tag) } else {
+                    guard let d = defaultLanguage else {
+                        throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
+                    }
+                    m = d
+                }
                 language = m.tag
-                voice = self.voice(for: m, requested: options.language)
+                voice = self.voice(for: m, requested: requestedLanguage)
             }
             voices = [UtteranceVoice(language: language, name: voice.name, engineVoice: voice.identifier)]
-            sentences = segmenter.sentences(of: cleaned, language: language)
+            // SSML: one sentence per top-level <p>/<s> (see SSMLDocument); no detection, xml:lang says it.
+            if let document { (cleaned, sentences) = document.sentences } else {
+                sentences = segmenter.sentences(of: cleaned, language: language)
+            }
         }
         guard !sentences.isEmpty else { throw .emptyText() }
         // The first voice is the first sentence's (Utterance.language and voiceName report it).

@@ -36,6 +36,11 @@ public enum SpeechAction: Equatable, Sendable {
     /// Discard any audio of what was playing, then synthesize and play `utterance` from sentence `sentence`
     /// (index into `Utterance.sentences`). When `corked`, the new stream starts corked (paused).
     case start(Utterance, sentence: Int, corked: Bool)
+    /// The rate, pitch or voice of the utterance being read or paused changed to `utterance`'s (same id and text):
+    /// keep the stream, its position and its state; keep the audio up to the next word not yet played, discard
+    /// the rest, and synthesize from that word on with the new settings (where no word boundary is known,
+    /// from the next sentence boundary). Position never moves back, and no seek is announced.
+    case changeProsody(Utterance)
     /// Cork the stream: silence at once, nothing discarded (PulseAudio `pa_stream_cork`).
     case cork
     /// Uncork the stream: continue at the exact next sample.

@@ -106,15 +106,44 @@ public struct SpeechManager: Sendable {
     }
 
     /// Changes the speaking rate (words per minute) of the current utterance and of what is queued. While
-    /// reading or paused, the current sentence starts again at the new rate (paused stays paused).
+    /// reading or paused, the change is heard from the next word on: `.changeProsody` (the sentence is not
+    /// started again; paused stays paused). After a lost output (nothing left to keep) the current sentence
+    /// starts again on a new, corked stream.
     public mutating func changeRate(_ rate: Int) -> [SpeechAction] {
         for i in queue.indices { queue[i].rate = rate }
         guard var u = current, u.rate != rate else { return [] }
         u.rate = rate
+        return changed(u)
+    }
+
+    /// Changes the base pitch (0...99) of the current utterance and of what is queued, like `changeRate`.
+    public mutating func changePitch(_ pitch: Int) -> [SpeechAction] {
+        for i in queue.indices { queue[i].pitch = pitch }
+        guard var u = current, u.pitch != pitch else { return [] }
+        u.pitch = pitch
+        return changed(u)
+    }
+
+    /// Changes the voice of the current utterance (not of queued texts, which may be in other languages), like
+    /// `changeRate`: heard from the next word. `engineVoice` is what the synthesizer selects it by, `name` the
+    /// voice's human-readable name, `language` its BCP 47 tag.
+    public mutating func changeVoice(engineVoice: String, name: String, language: String) -> [SpeechAction] {
+        guard var u = current, u.voices.count > 1 || u.engineVoice != engineVoice else { return [] }
+        // One voice for the whole text from now on, also where it mixed languages.
+        u.voices = [UtteranceVoice(language: language, name: name, engineVoice: engineVoice)]
+        for i in u.sentences.indices { u.sentences[i].voice = 0 }
+        return changed(u)
+    }
+
+    /// The current utterance's prosody changed to `u`'s.
+    private mutating func changed(_ u: Utterance) -> [SpeechAction] {
         current = u
         guard state != .stopped else { return [] }
-        needsRestart = false
-        return [.start(u, sentence: sentenceIndex, corked: state == .paused)]
+        if needsRestart {
+            needsRestart = false
+            return [.start(u, sentence: sentenceIndex, corked: state == .paused)]
+        }
+        return [.changeProsody(u)]
     }
 
     /// The start of sentence `index` was heard.

@@ -19,13 +19,17 @@ public struct Sentence: Equatable, Sendable {
     /// The language and voice it is read with: an index into `Utterance.voices` (0, the utterance's first
     /// voice, unless a text mixes languages).
     public var voice: Int
+    /// For an SSML utterance: the SSML document (`<speak>…</speak>`) the synthesizer reads for this
+    /// sentence, whose text content is `text`; nil for plain text, which is read as `text`.
+    public var markup: String?
 
     /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`),
-    /// read with `Utterance.voices[voice]`.
-    public init(range: Range<Int>, text: String, voice: Int = 0) {
+    /// read with `Utterance.voices[voice]`, and for SSML the markup to synthesize.
+    public init(range: Range<Int>, text: String, voice: Int = 0, markup: String? = nil) {
         self.range = range
         self.text = text
         self.voice = voice
+        self.markup = markup
     }
 }
 

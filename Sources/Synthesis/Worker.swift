@@ -85,6 +85,8 @@ final class WorkerSession {
     private let output: Int32
     private var tag: UInt32 = 0
     private var scalarCount = 0
+    /// For an SSML request: the text-content offset of each scalar of the markup (see `SSMLText`).
+    private var contentOffsets: [Int]?
     private var samplesSent = 0
     private var pending: [UInt8] = []
     private var outputFailed = false
@@ -108,7 +110,9 @@ final class WorkerSession {
             configure(voice: voice, rate: rate, pitch: pitch)
             return true
         case let .synthesize(tag, text):
-            return synthesize(tag: tag, text: text)
+            return synthesize(tag: tag, text: text, ssml: false)
+        case let .synthesizeSSML(tag, markup):
+            return synthesize(tag: tag, text: markup, ssml: true)
         }
     }
 
@@ -157,12 +161,13 @@ final class WorkerSession {
         }
     }
 
-    private func synthesize(tag: UInt32, text: String) -> Bool {
+    private func synthesize(tag: UInt32, text: String, ssml: Bool) -> Bool {
         if let voiceError {
             return send(.failed(tag: tag, message: voiceError))
         }
         self.tag = tag
         scalarCount = text.unicodeScalars.count
+        contentOffsets = ssml ? SSMLText.content(of: text).offsets : nil
         samplesSent = 0
         // NUL-terminated UTF-8; an embedded NUL would end the text early, so it is read as a space.
         var bytes = [UInt8]()
@@ -170,7 +175,7 @@ final class WorkerSession {
         for b in text.utf8 { bytes.append(b == 0 ? 0x20 : b) }
         bytes.append(0)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let flags = UInt32(espeakCHARS_UTF8 | espeakENDPAUSE)
+        let flags = UInt32(espeakCHARS_UTF8 | espeakENDPAUSE | (ssml ? espeakSSML : 0))
         let result = bytes.withUnsafeBufferPointer { text in
             espeak_Synth(text.baseAddress, text.count, 0, POS_CHARACTER, 0, flags, nil, context)
         }
@@ -191,9 +196,14 @@ final class WorkerSession {
             // with several sentences: they mark no text and are dropped.
             if event.pointee.type == espeakEVENT_WORD && event.pointee.length > 0 {
                 // text_position: 1-based, in code points; sample: from the start of this espeak_Synth call.
-                let start = min(max(Int(event.pointee.text_position) - 1, 0), scalarCount)
-                let length = min(max(Int(event.pointee.length), 0), scalarCount - start)
+                var start = min(max(Int(event.pointee.text_position) - 1, 0), scalarCount)
+                var length = min(max(Int(event.pointee.length), 0), scalarCount - start)
                 let sample = max(Int(event.pointee.sample), 0)
+                if let map = contentOffsets { // SSML: markup offsets → text-content offsets
+                    let end = map[start + length]
+                    start = map[start]
+                    length = max(end - start, 0)
+                }
                 WorkerCodec.append(.word(tag: tag, start: start, length: length, sample: sample), to: &pending)
             }
             event += 1

@@ -37,6 +37,15 @@ public enum WorkerRequest: Equatable, Sendable {
     /// (`espeakENDPAUSE`), so consecutive requests play back with natural gaps between sentences.
     /// A U+0000 in `text` is read as a space.
     case synthesize(tag: UInt32, text: String)
+
+    /// Synthesizes `markup`, an SSML document (`<speak>…</speak>`), in eSpeak NG's SSML mode (`espeakSSML`,
+    /// speak_lib.h). Answered like ``synthesize(tag:text:)``, except that the word frames' `start` and
+    /// `length` count the scalars of the document's text content (``SSMLText/content(of:)``: tags removed,
+    /// entities decoded), not of the markup.
+    ///
+    /// The daemon sends only markup it has checked and rebuilt: no DOCTYPE, no entities but the predefined
+    /// five and character references, no `<audio>` (eSpeak NG would load a local file named by it).
+    case synthesizeSSML(tag: UInt32, markup: String)
 }
 
 /// A frame from the synthesis worker to the daemon.
@@ -89,6 +98,7 @@ public struct WorkerProtocolError: Error, Equatable, Sendable, CustomStringConve
 /// |---|---|---|
 /// | `configure` | 0x01 | voice (string), rate (Int64), pitch (Int64) |
 /// | `synthesize` | 0x02 | tag (UInt32), text (string) |
+/// | `synthesizeSSML` | 0x03 | tag (UInt32), markup (string) |
 /// | `ready` | 0x81 | sampleRate (Int64) |
 /// | `audio` | 0x82 | tag (UInt32), samples (Int16 each, to the end of the payload) |
 /// | `word` | 0x83 | tag (UInt32), start (Int64), length (Int64), sample (Int64) |
@@ -115,6 +125,10 @@ public enum WorkerCodec {
             w.begin(Kind.synthesize)
             w.uint32(tag)
             w.string(text)
+        case let .synthesizeSSML(tag, markup):
+            w.begin(Kind.synthesizeSSML)
+            w.uint32(tag)
+            w.string(markup)
         }
         return w.finish()
     }
@@ -168,6 +182,7 @@ public enum WorkerCodec {
 enum Kind {
     static let configure: UInt8 = 0x01
     static let synthesize: UInt8 = 0x02
+    static let synthesizeSSML: UInt8 = 0x03
     static let ready: UInt8 = 0x81
     static let audio: UInt8 = 0x82
     static let word: UInt8 = 0x83
@@ -395,7 +410,7 @@ public struct WorkerFrameDecoder {
 ///
 /// Feed bytes as they arrive with ``append(_:)``, then call ``next()`` until it returns nil.
 public struct WorkerRequestDecoder {
-    private var splitter = FrameSplitter(kinds: [Kind.configure, Kind.synthesize], direction: "worker request")
+    private var splitter = FrameSplitter(kinds: [Kind.configure, Kind.synthesize, Kind.synthesizeSSML], direction: "worker request")
 
     /// Creates an empty decoder.
     public init() {}
@@ -420,6 +435,7 @@ public struct WorkerRequestDecoder {
             let request: WorkerRequest
             switch kind {
             case Kind.configure: request = .configure(voice: try r.string(), rate: try r.int(), pitch: try r.int())
+            case Kind.synthesizeSSML: request = .synthesizeSSML(tag: try r.uint32(), markup: try r.string())
             default: request = .synthesize(tag: try r.uint32(), text: try r.string())
             }
             try r.finish()

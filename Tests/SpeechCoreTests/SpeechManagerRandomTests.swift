@@ -23,6 +23,8 @@ private struct FakeOutput {
                 stream?.corked = false
             case .discard:
                 stream = nil
+            case .changeProsody(let u):
+                #expect(stream?.utterance == u.id, "step \(step): prosody change without a stream of \(u.id)")
             case .emit(let event):
                 events.append(event)
             }

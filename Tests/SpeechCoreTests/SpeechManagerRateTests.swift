@@ -12,24 +12,62 @@ struct RateTests {
         return copy
     }
 
-    @Test func whileReadingTheCurrentSentenceStartsAgainAtTheNewRate() {
+    private func withPitch(_ u: Utterance, _ pitch: Int) -> Utterance {
+        var copy = u
+        copy.pitch = pitch
+        return copy
+    }
+
+    @Test func whileReadingTheChangeIsHeardFromTheNextWordWithoutARestart() {
         var m = SpeechManager()
         _ = m.speak(u1)
         _ = m.sentenceHeard(1)
-        #expect(m.changeRate(300) == [.start(withRate(u1, 300), sentence: 1, corked: false)])
+        #expect(m.changeRate(300) == [.changeProsody(withRate(u1, 300))])
         #expect(m.state == .reading)
         #expect(m.current?.rate == 300)
         #expect(m.sentenceIndex == 1)
+        // Reading goes on in the same run: the next sentence and the end come as before.
+        #expect(m.sentenceHeard(2) == [.emit(.sentence(utterance: 1, index: 2, range: u1.sentences[2].range))])
     }
 
-    @Test func whilePausedTheNewStreamStaysCorked() {
+    @Test func whilePausedTheStreamIsKeptAndStaysPaused() {
         var m = SpeechManager()
         _ = m.speak(u1)
         _ = m.sentenceHeard(2)
         _ = m.pause()
-        #expect(m.changeRate(120) == [.start(withRate(u1, 120), sentence: 2, corked: true)])
+        #expect(m.changeRate(120) == [.changeProsody(withRate(u1, 120))])
         #expect(m.state == .paused)
         #expect(m.resume() == [.uncork, .emit(.resumed(utterance: 1))])
+    }
+
+    @Test func pitchChangesTheSameWay() {
+        var m = SpeechManager()
+        _ = m.speak(u1)
+        _ = m.speak(u2, queue: true)
+        #expect(m.changePitch(70) == [.changeProsody(withPitch(u1, 70))])
+        #expect(m.changePitch(70) == [])
+        #expect(m.queue.map(\.pitch) == [70])
+        _ = m.stop()
+        #expect(m.changePitch(20) == [])
+        #expect(m.current?.pitch == 20)
+    }
+
+    @Test func voiceChangesTheCurrentTextOnly() {
+        var m = SpeechManager()
+        _ = m.speak(u1)
+        _ = m.speak(u2, queue: true)
+        var expected = u1
+        expected.voices = [UtteranceVoice(language: "de", name: "German", engineVoice: "gmw/de")]
+        #expect(m.changeVoice(engineVoice: "gmw/de", name: "German", language: "de") == [.changeProsody(expected)])
+        #expect(m.changeVoice(engineVoice: "gmw/de", name: "German", language: "de") == [])
+        #expect(m.queue.map(\.engineVoice) == [u2.engineVoice])
+    }
+
+    @Test func rateAndPitchTogetherKeepBoth() {
+        var m = SpeechManager()
+        _ = m.speak(u1)
+        _ = m.changeRate(400)
+        #expect(m.changePitch(10) == [.changeProsody(withPitch(withRate(u1, 400), 10))])
     }
 
     @Test func theSameRateDoesNothing() {

@@ -143,9 +143,9 @@ final class WorkerProcess {
     }
 
     /// Sends `synthesize` and collects frames until its `.end` or `.failed` (nil if the stream ended first).
-    func synthesize(_ text: String, tag: UInt32 = 1, timeout: Double = 60) -> Answer? {
+    func synthesize(_ text: String, tag: UInt32 = 1, ssml: Bool = false, timeout: Double = 60) -> Answer? {
         let start = ContinuousClock.now
-        send(.synthesize(tag: tag, text: text))
+        send(ssml ? .synthesizeSSML(tag: tag, markup: text) : .synthesize(tag: tag, text: text))
         var answer = Answer()
         while let frame = next(timeout: timeout) {
             answer.frames.append(frame)

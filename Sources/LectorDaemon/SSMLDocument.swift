@@ -1,0 +1,227 @@
+import GLibKit
+import SpeechCore
+import Synthesis
+
+/// An SSML document (W3C Speech Synthesis Markup Language 1.1), checked and cut into units of synthesis.
+///
+/// The document is parsed with GLib's GMarkup (no DTD, no external entities: nothing is fetched), then
+/// rebuilt from the parse, so that eSpeak NG sees only what Lector wrote:
+/// - a DOCTYPE (and with it any entity declaration) is refused with its line and column;
+/// - comments and processing instructions are dropped;
+/// - `<audio>` elements are replaced by their fallback content (their `<desc>` is dropped): eSpeak NG would
+///   otherwise load the local file they name; `<lexicon>`, `<meta>` and `<metadata>` are dropped, and so is
+///   `xml:base`, so no external reference reaches the engine;
+/// - text and attribute values are escaped again.
+///
+/// Units: each top-level `<p>`, `<s>`, `<paragraph>` or `<sentence>` of `<speak>` is one unit, and each run of
+/// other top-level content (text, `<prosody>`, `<voice>`, `<break>`, …) between them is one unit. A unit
+/// with no text (a lone `<break>`) joins the end of the previous unit (the first unit when none). Each unit is sent to
+/// eSpeak NG as a document of its own, wrapped in the root's `<speak …>` start tag, and is one sentence for
+/// Lector (position, Next/Previous, the Sentence event); see docs/ARCHITECTURE.md.
+struct SSMLDocument {
+    /// One unit of synthesis: its text content (trimmed) and the SSML document that speaks it.
+    struct Unit: Equatable {
+        var text: String
+        var markup: String
+    }
+
+    /// The units, in order; never empty.
+    var units: [Unit]
+    /// The root's `xml:lang`, if any (a BCP 47 tag).
+    var language: String?
+
+    /// Elements dropped with their content.
+    private static let dropped: Set<String> = ["desc", "lexicon", "meta", "metadata"]
+    /// Elements dropped, their content kept.
+    private static let unwrapped: Set<String> = ["audio"]
+    /// Top-level elements that are a unit of their own.
+    private static let blocks: Set<String> = ["p", "s", "paragraph", "sentence"]
+
+    /// Parses and rebuilds `source`.
+    /// - Throws: `MarkupError` (line and column) for a malformed document, a DOCTYPE, a root other than
+    ///   `<speak>`, or a document with no text to read.
+    static func parse(_ source: String) throws(MarkupError) -> SSMLDocument {
+        // Refused before parsing, so that the DOCTYPE (not an entity it declares) is what the error names.
+        if let at = Self.position(of: "<!DOCTYPE", in: source) {
+            throw MarkupError(line: at.line, column: at.column, message: "DOCTYPE and entity declarations are not allowed in SSML")
+        }
+        let events: [MarkupEvent]
+        do { events = try Markup.events(source) } catch {
+            // GMarkup's own words for text before the root ("… an element (e.g. <book>)") are about any XML.
+            guard error.message.hasPrefix("Document must begin with an element") else { throw error }
+            throw MarkupError(line: error.line, column: error.column,
+                              message: "an SSML document starts with <speak> (after an optional XML prolog)")
+        }
+        var rootTag = ""
+        var language: String?
+        var depth = 0
+        var dropDepth = 0 // > 0 while inside a dropped element
+        var rootSeen = false
+        var units: [[Token]] = []
+        var current: [Token] = []
+        var inBlock = false
+
+        for event in events {
+            switch event.kind {
+            case .passthrough(let text):
+                let head = text.prefix(9).uppercased()
+                if head.hasPrefix("<!DOCTYPE") || head.hasPrefix("<!ENTITY") {
+                    throw MarkupError(line: event.line, column: event.column,
+                                      message: "DOCTYPE and entity declarations are not allowed in SSML")
+                }
+            case .start(let name, let attributes):
+                if depth == 0 {
+                    guard !rootSeen else {
+                        throw MarkupError(line: event.line, column: event.column, message: "a second root element <\(name)>")
+                    }
+                    guard name == "speak" else {
+                        throw MarkupError(line: event.line, column: event.column, message: "the root element is <\(name)>, not <speak>")
+                    }
+                    rootSeen = true
+                    language = attributes.first { $0.name == "xml:lang" }?.value
+                    rootTag = Self.startTag(name, attributes)
+                    depth = 1
+                    continue
+                }
+                depth += 1
+                if dropDepth > 0 || Self.dropped.contains(name) { dropDepth += 1; continue }
+                if Self.unwrapped.contains(name) { continue }
+                if depth == 2 && Self.blocks.contains(name) {
+                    if !current.isEmpty { units.append(current) }
+                    current = []
+                    inBlock = true
+                }
+                current.append(.tag(Self.startTag(name, attributes)))
+            case .end(let name):
+                depth -= 1
+                if depth == 0 { continue }
+                if dropDepth > 0 { dropDepth -= 1; continue }
+                if Self.unwrapped.contains(name) { continue }
+                current.append(.tag("</\(name)>"))
+                if depth == 1 && inBlock {
+                    units.append(current)
+                    current = []
+                    inBlock = false
+                }
+            case .text(let text):
+                guard depth > 0, dropDepth == 0 else { continue }
+                current.append(.text(text))
+            }
+        }
+        if !current.isEmpty { units.append(current) }
+
+        // A unit with no text (a lone <break>) joins the previous unit, at its end: eSpeak NG 1.51 ignores a
+        // break at the start of a document, while one at the end replaces the sentence's closing pause.
+        // Before the first text it joins the first unit.
+        var built: [Unit] = []
+        var carried: [Token] = []
+        for tokens in units {
+            let all = carried + tokens
+            let unit = Self.unit(all, rootTag: rootTag)
+            if unit.text.isEmpty {
+                if let previous = built.popLast() {
+                    built.append(Self.unit(Self.tokens(ofMarkup: previous.markup, rootTag: rootTag) + tokens, rootTag: rootTag))
+                } else {
+                    carried = all
+                }
+                continue
+            }
+            carried = []
+            built.append(unit)
+        }
+        guard !built.isEmpty else {
+            throw MarkupError(line: 1, column: 1, message: "the document has no text to read")
+        }
+        return SSMLDocument(units: built, language: language)
+    }
+
+    /// The utterance text (the units' texts, one per line) and its sentences, one per unit.
+    var sentences: (text: String, sentences: [Sentence]) {
+        var text = ""
+        var offset = 0
+        var sentences: [Sentence] = []
+        for (i, unit) in units.enumerated() {
+            if i > 0 { text += "\n"; offset += 1 }
+            let count = unit.text.unicodeScalars.count
+            sentences.append(Sentence(range: offset..<offset + count, text: unit.text, markup: unit.markup))
+            text += unit.text
+            offset += count
+        }
+        return (text, sentences)
+    }
+
+    /// True when `bytes` look like an SSML document: after optional white space and a byte-order mark, an
+    /// XML prolog, comments or a DOCTYPE followed by `<speak`, or `<speak` itself, within the first 4 KiB.
+    static func looksLikeSSML(_ text: String) -> Bool {
+        var head = Substring(text.prefix(4096))
+        head = head.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        guard head.hasPrefix("<") else { return false }
+        if head.hasPrefix("<speak") { return true }
+        guard head.hasPrefix("<?xml") || head.hasPrefix("<!--") || head.hasPrefix("<!DOCTYPE") else { return false }
+        return head.contains("<speak")
+    }
+
+    /// The 1-based line and column (in characters) of the first `needle` in `text`, ignoring ASCII case.
+    private static func position(of needle: String, in text: String) -> (line: Int, column: Int)? {
+        let pattern = Array(needle.uppercased().unicodeScalars)
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count >= pattern.count else { return nil }
+        var line = 1, column = 1
+        for i in 0...(scalars.count - pattern.count) {
+            var match = true
+            for k in 0..<pattern.count where scalars[i + k].properties.uppercaseMapping != String(pattern[k]) {
+                match = false
+                break
+            }
+            if match { return (line, column) }
+            if scalars[i] == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        return nil
+    }
+
+    // MARK: building units
+
+    private enum Token { case tag(String), text(String) }
+
+    private static func startTag(_ name: String, _ attributes: [MarkupEvent.Attribute]) -> String {
+        var tag = "<" + name
+        for a in attributes where a.name != "xml:base" {
+            tag += " " + a.name + "=\"" + Markup.escape(a.value) + "\""
+        }
+        return tag + ">"
+    }
+
+    /// The unit for `tokens`: its text is trimmed of white space at both ends by trimming the first and last
+    /// text tokens, so that the markup's content is exactly the unit's text.
+    private static func unit(_ tokens: [Token], rootTag: String) -> Unit {
+        var tokens = tokens
+        if let first = tokens.firstIndex(where: { if case .text(let t) = $0 { return !t.allSatisfy(\.isWhitespace) } else { return false } }) {
+            for i in 0..<first { if case .text = tokens[i] { tokens[i] = .text("") } }
+            if case .text(let t) = tokens[first] { tokens[first] = .text(String(t.drop(while: \.isWhitespace))) }
+            let last = tokens.lastIndex(where: { if case .text(let t) = $0 { return !t.allSatisfy(\.isWhitespace) } else { return false } })!
+            for i in (last + 1)..<tokens.count { if case .text = tokens[i] { tokens[i] = .text("") } }
+            if case .text(let t) = tokens[last] {
+                var s = Substring(t)
+                while let c = s.last, c.isWhitespace { s = s.dropLast() }
+                tokens[last] = .text(String(s))
+            }
+        } else {
+            tokens = tokens.filter { if case .tag = $0 { return true } else { return false } }
+        }
+        var markup = rootTag
+        for token in tokens {
+            switch token {
+            case .tag(let t): markup += t
+            case .text(let t): markup += Markup.escape(t)
+            }
+        }
+        markup += "</speak>"
+        return Unit(text: SSMLText.content(of: markup).text, markup: markup)
+    }
+
+    /// The tokens of a unit's markup, without the root's start and end tags (for merging a trailing break).
+    private static func tokens(ofMarkup markup: String, rootTag: String) -> [Token] {
+        let inner = String(markup.dropFirst(rootTag.count).dropLast("</speak>".count))
+        return [.tag(inner)] // already escaped markup: kept verbatim
+    }
+}

@@ -1,0 +1,66 @@
+import Testing
+import GLibKit
+import SpeechCore
+import Synthesis
+@testable import LectorDaemon
+
+@Suite struct SSMLDocumentTests {
+    @Test func topLevelParagraphsAreUnitsAndBreaksJoinThePrevious() throws {
+        let doc = try SSMLDocument.parse("""
+            <?xml version="1.0"?>
+            <speak version="1.1" xml:lang="de">
+              <p>Hello <prosody rate="slow">big world</prosody>.</p>
+              <!-- a comment -->
+              <break time="1s"/>
+              <p>After the break &amp; more.</p>
+              Loose text <emphasis>here</emphasis>.
+            </speak>
+            """)
+        #expect(doc.language == "de")
+        #expect(doc.units.map(\.text) == ["Hello big world.", "After the break & more.", "Loose text here."])
+        #expect(doc.units[0].markup == #"<speak version="1.1" xml:lang="de"><p>Hello <prosody rate="slow">big world</prosody>.</p><break time="1s"></break></speak>"#)
+        #expect(doc.units[1].markup.contains(#"xml:lang="de"><p>After the break &amp; more.</p></speak>"#), "\(doc.units[1].markup)")
+        for unit in doc.units { #expect(SSMLText.content(of: unit.markup).text == unit.text) }
+        let (text, sentences) = doc.sentences
+        #expect(text == "Hello big world.\nAfter the break & more.\nLoose text here.")
+        for s in sentences {
+            #expect(String(String.UnicodeScalarView(Array(text.unicodeScalars)[s.range])) == s.text)
+            #expect(s.markup != nil)
+        }
+    }
+
+    @Test func audioIsReplacedByItsFallbackAndNoReferenceIsKept() throws {
+        let doc = try SSMLDocument.parse(#"<speak xml:base="http://example.com/"><audio src="bell.wav">Ding<desc>a bell</desc></audio> dong.<lexicon uri="http://example.com/l.pls" xml:id="l"/></speak>"#)
+        #expect(doc.units.map(\.text) == ["Ding dong."])
+        let markup = doc.units[0].markup
+        #expect(!markup.contains("audio") && !markup.contains("bell") && !markup.contains("http") && !markup.contains("lexicon"), "\(markup)")
+    }
+
+    @Test func doctypeIsRefusedWithItsPosition() {
+        #expect(throws: MarkupError(line: 2, column: 1, message: "DOCTYPE and entity declarations are not allowed in SSML")) {
+            try SSMLDocument.parse("<?xml version=\"1.0\"?>\n<!DOCTYPE speak [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>\n<speak>&x;</speak>")
+        }
+    }
+
+    @Test func malformedAndNonSpeakDocumentsAreRefused() throws {
+        let error = try #require(throws: MarkupError.self) { () throws -> Void in _ = try SSMLDocument.parse("<speak>\n<p>open</speak>") }
+        #expect(error.line == 2)
+        #expect(throws: MarkupError.self) { try SSMLDocument.parse("<html>Hi</html>") }
+        #expect(throws: MarkupError.self) { try SSMLDocument.parse(#"<speak><break time="1s"/></speak>"#) }
+    }
+
+    @Test func aTrailingBreakJoinsTheLastUnitALeadingOneTheFirst() throws {
+        let doc = try SSMLDocument.parse(#"<speak><p>One.</p><break time="2s"/></speak>"#)
+        #expect(doc.units.map(\.text) == ["One."])
+        #expect(doc.units[0].markup == #"<speak><p>One.</p><break time="2s"></break></speak>"#)
+        let leading = try SSMLDocument.parse(#"<speak><break time="2s"/> <p>One.</p><p>Two.</p></speak>"#)
+        #expect(leading.units.map(\.markup) == [#"<speak><break time="2s"></break><p>One.</p></speak>"#, "<speak><p>Two.</p></speak>"])
+    }
+
+    @Test func detection() {
+        #expect(SSMLDocument.looksLikeSSML("<speak>hi</speak>"))
+        #expect(SSMLDocument.looksLikeSSML("\u{FEFF}  <?xml version=\"1.0\"?>\n<speak>hi</speak>"))
+        #expect(!SSMLDocument.looksLikeSSML("<?xml version=\"1.0\"?><html/>"))
+        #expect(!SSMLDocument.looksLikeSSML("a < b & c > d"))
+    }
+}
