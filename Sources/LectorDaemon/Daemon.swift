@@ -83,7 +83,8 @@ public final class Daemon {
             self.loop.quit()
           })
         }
-        server.connect()
+        // Reconnects by itself after a loss: 0.5 s, then up to every 5 s (see SoundServer.keepConnected).
+        server.keepConnected(firstDelayMilliseconds: 500, maximumDelayMilliseconds: 5000)
         for signal in [SIGTERM, SIGINT, SIGHUP] {
             MainContext.unixSignal(signal) { [unowned self] in
                 self.loop.quit()

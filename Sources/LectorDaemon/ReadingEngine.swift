@@ -29,6 +29,11 @@ final class ReadingEngine {
     private var tick: Source?
     /// Per utterance id: the synthesized length of each sentence in samples, once known.
     private var durations: (utterance: UInt64, rate: Int, samples: [Int?])?
+    /// Where the sound server was lost: utterance, sentence, and samples heard into that sentence; the run
+    /// that resumes there skips them.
+    private var kept: (utterance: UInt64, sentence: Int, offset: Int64)?
+    /// The sound server was lost and has not come back yet (for the one log line when it does).
+    private var serverLost = false
 
     init(server: SoundServer, synthesis: SynthesisClient) {
         self.server = server
@@ -39,12 +44,7 @@ final class ReadingEngine {
             Log.warning(reason)
             self.perform(self.manager.failed(reason))
         }
-        server.onStateChange = { [unowned self] state in
-            if case .failed(let reason) = state, self.run != nil {
-                Log.warning("sound server lost: \(reason)")
-                self.perform(self.manager.outputLost("sound server lost: \(reason)"))
-            }
-        }
+        server.onStateChange = { [unowned self] state in self.serverChanged(state) }
     }
 
     // MARK: inputs
@@ -68,7 +68,9 @@ final class ReadingEngine {
     /// Position heard in the current utterance, µs: frozen while paused, 0 when stopped.
     var position: Int64 {
         guard manager.state != .stopped else { return 0 }
-        guard let run else { return startSample(of: manager.sentenceIndex) * 1_000_000 / Int64(Self.sampleRate) }
+        guard let run else {
+            return (startSample(of: manager.sentenceIndex) + keptOffset(at: manager.sentenceIndex)) * 1_000_000 / Int64(Self.sampleRate)
+        }
         let samples = startSample(of: run.firstSentence) + min(run.heard, run.timeline)
         return samples * 1_000_000 / Int64(Self.sampleRate)
     }
@@ -126,7 +128,9 @@ final class ReadingEngine {
             case .uncork:
                 run?.stream.setCorked(false)
                 scheduleTick()
-            case .discard: endRun()
+            case .discard:
+                endRun()
+                kept = nil
             case .emit(let event): onEvent?(event, position)
             }
         }
@@ -147,16 +151,56 @@ final class ReadingEngine {
         stream.setVolume(volume)
         let run = Run(utterance: u, firstSentence: sentence, stream: stream)
         self.run = run
+        run.skip = keptOffset(at: sentence, of: u)
+        kept = nil
         stream.onWritable = { [unowned self, unowned run] _ in if self.run === run { self.feed() } }
         stream.onDrained = { [unowned self, unowned run] in if self.run === run { self.drained() } }
         stream.onFailed = { [unowned self, unowned run] reason in
             guard self.run === run else { return }
-            Log.warning("playback failed: \(reason)")
-            self.perform(self.manager.outputLost("playback failed: \(reason)"))
+            self.outputLost("playback failed: \(reason)")
         }
         synthesis.configure(voice: u.engineVoice, rate: u.rate, pitch: u.pitch)
         requestMore()
         if !corked { scheduleTick() }
+    }
+
+    // MARK: sound server lost and back
+
+    private func serverChanged(_ state: SoundServer.State) {
+        switch state {
+        case .failed(let reason):
+            serverLost = true
+            if run != nil { outputLost("sound server lost: \(reason)") }
+        case .disconnected:
+            if run != nil { outputLost("disconnected from the sound server") }
+        case .ready:
+            if serverLost { Log.message("reconnected to the sound server") }
+            serverLost = false
+        case .connecting:
+            break
+        }
+    }
+
+    /// The audio is gone (server lost, stream failed): one log line; reading → paused with the position kept,
+    /// to the sample, so that Play re-synthesizes the sentence and starts it where it was heard last.
+    private func outputLost(_ message: String) {
+        var offset: Int64 = 0
+        if let run {
+            let heard = startSample(of: run.firstSentence) + min(run.heard, run.timeline)
+            offset = max(0, heard - startSample(of: manager.sentenceIndex))
+        }
+        Log.warning(message)
+        perform(manager.outputLost(message))
+        if manager.needsRestart, let u = manager.current {
+            kept = (u.id, manager.sentenceIndex, offset)
+            onChange?()
+        }
+    }
+
+    /// Samples heard into `sentence` before the sound server was lost (0 unless resuming there).
+    private func keptOffset(at sentence: Int, of u: Utterance? = nil) -> Int64 {
+        guard let kept, kept.sentence == sentence, kept.utterance == (u ?? manager.current)?.id else { return 0 }
+        return kept.offset
     }
 
     private func endRun() {
