@@ -24,6 +24,24 @@ public func readFile(_ path: String) throws(GLibError) -> [UInt8] {
     }
 }
 
+/// Replaces the file at `path` with `contents` atomically (`g_file_set_contents_full` with
+/// `G_FILE_SET_CONTENTS_CONSISTENT`): the data goes to a temporary file in the same folder, which is then
+/// renamed over `path`, so a reader (or a crash) sees the old file or the new one, never a part. The file gets
+/// permissions `mode` (e.g. 0o600) when it is created.
+///
+/// - Throws: `GLibError` in the `G_FILE_ERROR` domain when the folder is missing or not writable; its message
+///   names the file.
+public func writeFileAtomically(_ path: String, contents: [UInt8], mode: Int32 = 0o600) throws(GLibError) {
+    var error: UnsafeMutablePointer<GError>?
+    // A non-empty buffer: GLib wants a valid pointer even for zero bytes.
+    let buffer = contents.isEmpty ? [0] : contents
+    let ok = buffer.withUnsafeBytes { bytes in
+        g_file_set_contents_full(path, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), contents.count,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, mode, &error)
+    }
+    guard ok != 0 else { throw GLibError(consuming: error!) }
+}
+
 /// What `fileTest(_:_:)` checks (`GFileTest`).
 public enum FileTest: Sendable {
     /// `G_FILE_TEST_EXISTS`: the path exists (following symbolic links).

@@ -19,6 +19,8 @@ public final class Daemon {
     private var mprisOwnership: NameOwnership?
     private var exitCode: Int32 = 0
     private var changePending: Source?
+    /// Keeps the reading across restarts (not for a separate instance).
+    private let keeper: StateKeeper?
 
     /// Sets up (nothing is connected yet). With `instance`, the daemon is a deliberately separate player: it
     /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name.
@@ -32,6 +34,7 @@ public final class Daemon {
         synthesis = SynthesisClient(argv: [executablePath(), "worker"])
         engine = ReadingEngine(server: server, synthesis: synthesis)
         lector = LectorService(engine: engine, preparer: preparer)
+        keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer)
         mpris = MPRISService(engine: engine, lector: lector, quit: { [unowned self] in self.loop.quit() })
     }
 
@@ -49,7 +52,11 @@ public final class Daemon {
             return 1
         }
         engine.onEvent = { [unowned self] event, position in self.lector.emit(event, position: position) }
-        engine.onChange = { [unowned self] in self.scheduleAnnouncement() }
+        keeper?.restore()
+        engine.onChange = { [unowned self] in
+            self.scheduleAnnouncement()
+            self.keeper?.changed()
+        }
         // Objects first, then the name: a client that reacts to the name appearing always finds them.
         do {
             try lector.export(on: connection)
@@ -92,6 +99,7 @@ public final class Daemon {
             }
         }
         loop.run()
+        keeper?.finish() // before stopping: what was being read is what the next daemon resumes
         try? engine.apply { m in m.stop() }
         synthesis.terminate()
         mprisOwnership?.release()
