@@ -34,6 +34,8 @@ final class ReadingEngine {
     private var kept: (utterance: UInt64, sentence: Int, offset: Int64)?
     /// The sound server was lost and has not come back yet (for the one log line when it does).
     private var serverLost = false
+    /// Closes the stream after a long pause.
+    private var release: Source?
 
     init(server: SoundServer, synthesis: SynthesisClient) {
         self.server = server
@@ -125,9 +127,16 @@ final class ReadingEngine {
             case .cork:
                 run?.stream.setCorked(true)
                 stopTicking()
+                scheduleRelease()
             case .uncork:
-                run?.stream.setCorked(false)
-                scheduleTick()
+                release?.cancel()
+                release = nil
+                if run == nil, let u = manager.current, let kept, kept.utterance == u.id {
+                    start(u, at: kept.sentence, corked: false) // the paused stream was released
+                } else {
+                    run?.stream.setCorked(false)
+                    scheduleTick()
+                }
             case .discard:
                 endRun()
                 kept = nil
@@ -164,6 +173,31 @@ final class ReadingEngine {
         if !corked { scheduleTick() }
     }
 
+    // MARK: a long pause costs nothing
+
+    /// After this long paused, the corked stream is closed (libpulse keeps asking the server for timing about
+    /// every 1.5 s while a stream is corked): the position is kept to the sample and resuming re-synthesizes
+    /// the sentence and starts it there, as after a lost sound server. ms.
+    static let releaseAfterPausedMilliseconds: UInt32 = 3000
+
+    private func scheduleRelease() {
+        release?.cancel()
+        release = MainContext.timeout(milliseconds: Self.releaseAfterPausedMilliseconds) { [unowned self] in
+            self.release = nil
+            guard self.manager.state == .paused, let run = self.run, let u = self.manager.current else { return false }
+            let offset = self.heardIntoSentence(run)
+            self.endRun()
+            self.kept = (u.id, self.manager.sentenceIndex, offset)
+            return false
+        }
+    }
+
+    /// Samples heard into the current sentence by `run`.
+    private func heardIntoSentence(_ run: Run) -> Int64 {
+        let heard = startSample(of: run.firstSentence) + min(run.heard, run.timeline)
+        return max(0, heard - startSample(of: manager.sentenceIndex))
+    }
+
     // MARK: sound server lost and back
 
     private func serverChanged(_ state: SoundServer.State) {
@@ -184,11 +218,7 @@ final class ReadingEngine {
     /// The audio is gone (server lost, stream failed): one log line; reading → paused with the position kept,
     /// to the sample, so that Play re-synthesizes the sentence and starts it where it was heard last.
     private func outputLost(_ message: String) {
-        var offset: Int64 = 0
-        if let run {
-            let heard = startSample(of: run.firstSentence) + min(run.heard, run.timeline)
-            offset = max(0, heard - startSample(of: manager.sentenceIndex))
-        }
+        let offset = run.map(heardIntoSentence) ?? 0
         Log.warning(message)
         perform(manager.outputLost(message))
         if manager.needsRestart, let u = manager.current {
@@ -205,6 +235,8 @@ final class ReadingEngine {
 
     private func endRun() {
         stopTicking()
+        release?.cancel()
+        release = nil
         run?.stream.close()
         run = nil
     }
