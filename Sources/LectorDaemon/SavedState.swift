@@ -5,7 +5,8 @@ import SpeechCore
 /// Keeps the reading across daemon restarts (a crash, a logout): the text and where it was heard, in
 /// `$XDG_STATE_HOME/lector/` (`~/.local/state/lector/` by default, XDG Base Directory Specification).
 ///
-/// Two files, each replaced atomically (`writeFileAtomically`: write, then rename):
+/// Two files, each replaced atomically (`writeFileAtomically`: write a new file, then rename it; no fsync,
+/// which could stall the main loop on a busy disk):
 /// - `text`: the line `lector-text 1 KEY`, then the text exactly as read (cleaned), written only when the
 ///   text changes;
 /// - `reading`: `key value` lines — `lector-reading 1`, `text KEY`, `state reading|paused|stopped`,
@@ -125,9 +126,13 @@ final class StateKeeper {
     /// is worth keeping (text, state, sentence, rate) differs from what was saved.
     func changed() {
         guard !finished, timer == nil, let now = snapshot(), now != saved else { return }
+        // Never in the dispatch that made the change: what it sent to the sound server (a cork) goes out first.
         let wait = lastWrite + Self.minimumInterval - MainContext.monotonicMicroseconds
         guard wait > 0 else {
-            save()
+            timer = MainContext.idle { [unowned self] in
+                self.timer = nil
+                self.save()
+            }
             return
         }
         timer = MainContext.timeout(milliseconds: UInt32(wait / 1000 + 1)) { [unowned self] in
