@@ -151,3 +151,24 @@ extension Integration {
         }
     }
 }
+
+extension Integration.SavedReading {
+    @Test("after a logout while reading, MPRIS Play on the new daemon goes on from the last sentence heard")
+    func mprisPlayAfterLogout() async throws {
+        let session = try PrivateSession.require()
+        try await session.ensureDaemon()
+        let before = try await Self.readUntilSentence(session, 2)
+        try await Self.endDaemon(session, signal: SIGTERM)
+        try await session.startDaemon()
+        let mark = session.recorder.mark()
+        let play = try await session.run(
+            "gdbus",
+            ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector", "--object-path", "/org/mpris/MediaPlayer2",
+             "--method", "org.mpris.MediaPlayer2.Player.Play"], timeout: 10)
+        #expect(play.status == 0, "\(play)")
+        #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "nothing heard after Play")
+        let after = try await session.status()
+        #expect(after.state == "reading" && after.sentence == before.sentence, "\(after) after \(before)")
+        try await session.quiesce()
+    }
+}
