@@ -45,7 +45,7 @@ public func writeFileAtomically(_ path: String, contents: [UInt8], mode: Int32 =
     var template = Array((path + ".XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { g_mkstemp_full($0.baseAddress, O_WRONLY | O_CLOEXEC, mode) }
     guard fd >= 0 else { throw failure("create a temporary file for") }
-    let temporary = String(cString: template)
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     var offset = 0
     while offset < contents.count {
         let n = contents[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
