@@ -44,6 +44,12 @@ public final class SoundServer {
     private var streams: [WeakStream] = []
     /// Other parts of the Audio target that follow the connection (e.g. `Ducker`), told after `onStateChange`.
     private var stateObservers: [(State) -> Void] = []
+    /// Reconnection after a loss (`keepConnected`): the first and the longest delay, in ms; nil: none.
+    private var retryPolicy: (first: Int, maximum: Int)?
+    /// The delay before the next attempt, in ms.
+    private var retryDelay = 0
+    /// The pending attempt (a libpulse time event on our main loop), if any.
+    private var retryEvent: OpaquePointer?
 
     private struct WeakStream {
         weak var stream: PlaybackStream?
@@ -70,9 +76,30 @@ public final class SoundServer {
     }
 
     deinit {
+        cancelRetry()
         tearDownContext()
         pa_glib_mainloop_free(mainloop)
     }
+
+    /// Connects now (like `connect()`), and from then on reconnects by itself whenever the connection fails
+    /// or is lost: after `firstDelayMilliseconds`, then after twice as long each time up to
+    /// `maximumDelayMilliseconds`, until the server answers (the delay starts again from the first one after
+    /// each success). Between attempts nothing runs: one timer, no polling. `disconnect()` ends it.
+    ///
+    /// libpulse has no reconnection of its own for clients: a context whose connection is lost stays
+    /// `PA_CONTEXT_FAILED`, and `PA_CONTEXT_NOFAIL` only waits for a server that autospawns or announces
+    /// itself on D-Bus, never for one restarted on the same socket (PulseAudio's `pulse/context.h`), so every
+    /// attempt here is a new `pa_context` (see `connect()`). Each attempt is reported through `onStateChange`
+    /// (`.connecting`, then `.ready` or `.failed`).
+    public func keepConnected(firstDelayMilliseconds: Int = 500, maximumDelayMilliseconds: Int = 5000) {
+        let first = max(1, firstDelayMilliseconds)
+        retryPolicy = (first, max(first, maximumDelayMilliseconds))
+        retryDelay = first
+        connect()
+    }
+
+    /// Whether an automatic reconnection attempt is scheduled (`keepConnected`). For tests and diagnostics.
+    public var isWaitingToReconnect: Bool { retryEvent != nil }
 
     /// Connects to the default server (`$PULSE_SERVER`, then the client configuration, then the user's runtime
     /// socket), without autospawning a daemon (`PA_CONTEXT_NOAUTOSPAWN`). The outcome arrives through
@@ -85,6 +112,7 @@ public final class SoundServer {
         case .connecting, .ready: return
         case .disconnected, .failed: break
         }
+        cancelRetry()
         tearDownContext()
         generation += 1
         // Streams made while not connected belong to this attempt from now on.
@@ -118,6 +146,8 @@ public final class SoundServer {
     /// Closes the connection at once. Streams on it stop immediately and report `onFailed`; `state` becomes
     /// `.disconnected` (reported through `onStateChange`). Does nothing when not connected.
     public func disconnect() {
+        retryPolicy = nil
+        cancelRetry()
         guard context != nil else {
             if case .failed = state { setState(.disconnected) }
             return
@@ -151,6 +181,7 @@ public final class SoundServer {
         switch pa_context_get_state(ctx) {
         case PA_CONTEXT_READY:
             guard state != .ready else { return }
+            if let retryPolicy { retryDelay = retryPolicy.first }
             setState(.ready)
             requestServerInfo()
             guard context == ctx else { return }
@@ -172,8 +203,33 @@ public final class SoundServer {
         for stream in lost { stream.abandon() }
         // The context object stays with libpulse until its state callback returns; we only drop our reference.
         tearDownContext()
+        scheduleRetry()
         setState(.failed(reason))
         for stream in lost { stream.reportLoss(reason) }
+    }
+
+    // MARK: - Reconnection
+
+    /// Arms one attempt after the current delay and doubles the delay for the next (with `keepConnected`).
+    private func scheduleRetry() {
+        guard let retryPolicy, retryEvent == nil, let api = pa_glib_mainloop_get_api(mainloop),
+              let timeNew = api.pointee.time_new else { return }
+        var when = timeval()
+        pa_gettimeofday(&when)
+        pa_timeval_add(&when, pa_usec_t(retryDelay) * 1000)
+        retryDelay = min(retryDelay * 2, retryPolicy.maximum)
+        retryEvent = timeNew(api, &when, { _, _, _, userdata in
+            guard let userdata else { return }
+            let server = Unmanaged<SoundServer>.fromOpaque(userdata).takeUnretainedValue()
+            server.cancelRetry()
+            server.connect()
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func cancelRetry() {
+        guard let event = retryEvent else { return }
+        retryEvent = nil
+        if let api = pa_glib_mainloop_get_api(mainloop), let timeFree = api.pointee.time_free { timeFree(event) }
     }
 
     private func requestServerInfo() {

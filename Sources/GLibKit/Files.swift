@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import CGio
 
 /// Takes ownership of a `g_malloc`ed C string: copies it into a `String` and frees it.
@@ -21,6 +22,61 @@ public func readFile(_ path: String) throws(GLibError) -> [UInt8] {
     defer { g_free(contents) }
     return contents.withMemoryRebound(to: UInt8.self, capacity: length) {
         Array(UnsafeBufferPointer(start: $0, count: length))
+    }
+}
+
+/// Replaces the file at `path` with `contents` atomically: the data goes to a new temporary file in the same
+/// folder (`path` + `.XXXXXX`, `g_mkstemp_full`), which is then renamed over `path` (`rename(2)` is atomic),
+/// so a reader, or a crash of this process, sees the old file or the new one, never a part of either.
+/// The file gets permissions `mode` (e.g. 0o600). A missing parent folder is made first (mode 0700,
+/// `g_mkdir_with_parents`).
+///
+/// Unlike `g_file_set_contents_full` with `G_FILE_SET_CONTENTS_CONSISTENT`, it does not `fsync` unless
+/// `durable` is set: an fsync can take a long time on a busy disk, and callers on the main loop must not
+/// block. Without it, a power loss (not a crash of the process) may lose the latest version.
+///
+/// - Throws: `GLibError` in the `G_FILE_ERROR` domain when the folder is missing or not writable, or a
+///   write fails; its message names the file.
+public func writeFileAtomically(_ path: String, contents: [UInt8], mode: Int32 = 0o600, durable: Bool = false) throws(GLibError) {
+    func failure(_ what: String) -> GLibError {
+        let code = errno
+        return GLibError(domain: "g-file-error-quark", code: Int32(g_file_error_from_errno(code).rawValue),
+                         message: "cannot \(what) \(path): \(String(cString: g_strerror(code)))")
+    }
+    if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+        _ = g_mkdir_with_parents(String(path[..<slash]), 0o700)
+    }
+    var template = Array((path + ".XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { g_mkstemp_full($0.baseAddress, O_WRONLY | O_CLOEXEC, mode) }
+    guard fd >= 0 else { throw failure("create a temporary file for") }
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var offset = 0
+    while offset < contents.count {
+        let n = contents[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else {
+            let error = failure("write")
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        offset += n
+    }
+    if durable && fsync(fd) != 0 {
+        let error = failure("sync")
+        close(fd)
+        unlink(temporary)
+        throw error
+    }
+    guard close(fd) == 0 else {
+        let error = failure("write")
+        unlink(temporary)
+        throw error
+    }
+    guard rename(temporary, path) == 0 else {
+        let error = failure("replace")
+        unlink(temporary)
+        throw error
     }
 }
 
@@ -83,4 +139,10 @@ public func pathToFileURI(_ path: String) -> String? {
 /// `argv[0]` when that fails.
 public func executablePath() -> String {
     takeString(g_file_read_link("/proc/self/exe", nil)) ?? CommandLine.arguments.first ?? ""
+}
+
+/// Removes the file at `path` (`unlink(2)`); true when it was removed, false when it did not exist or could not be.
+@discardableResult
+public func removeFile(_ path: String) -> Bool {
+    unlink(path) == 0
 }

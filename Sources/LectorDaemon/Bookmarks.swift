@@ -61,7 +61,7 @@ final class Bookmarks {
         guard dirty else { return }
         dirty = false
         let text = entries.map { "\(String($0.hash, radix: 16))\t\($0.sentence)\t\($0.uri)\n" }.joined()
-        do { try writeFileAtomically(Self.path, Array(text.utf8)) } catch {
+        do { try writeFileAtomically(Self.path, contents: Array(text.utf8)) } catch {
             Log.warning("cannot keep bookmarks: \(error)")
         }
     }

@@ -159,7 +159,9 @@ public enum Command {
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.isEmpty else { printError("\(name) takes no arguments"); return 2 }
         let client: Client
-        do { client = try Client.connect(startingDaemon: name == "toggle") } catch {
+        // resume starts a daemon only to go on with a reading saved by one that ended (StateKeeper).
+        let start = name == "toggle" || (name == "resume" && StateKeeper.exists)
+        do { client = try Client.connect(startingDaemon: start) } catch {
             if case .notRunning = error { return 0 } // nothing reads: nothing to pause or stop
             printError(error.description)
             return 1

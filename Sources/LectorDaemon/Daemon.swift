@@ -21,6 +21,8 @@ public final class Daemon {
     private var changePending: Source?
     private let duckingMode: DuckingMode
     private var ducking: Ducking?
+    /// Keeps the reading across restarts (not for a separate instance).
+    private let keeper: StateKeeper?
 
     /// Sets up (nothing is connected yet). With `instance`, the daemon is a deliberately separate player: it
     /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name. `ducking` is what
@@ -36,6 +38,7 @@ public final class Daemon {
         synthesis = SynthesisClient(argv: [executablePath(), "worker"])
         engine = ReadingEngine(server: server, synthesis: synthesis)
         lector = LectorService(engine: engine, preparer: preparer)
+        keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer)
         mpris = MPRISService(engine: engine, lector: lector, quit: { [unowned self] in self.loop.quit() })
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
         if let volume = preparer.configuration.volume { engine.setVolume(volume) }
@@ -67,10 +70,12 @@ public final class Daemon {
             sleepTimer.observe(event)
             bookmarks.observe(event)
         }
-        ducking = Ducking(mode: duckingMode, server: server, connection: connection)
+        keeper?.restore()
+        ducking = Ducking(mode: duckingMode, server: server, connection: connection, persistent: !instance)
         engine.onChange = { [unowned self] in
             self.ducking?.follow(self.engine.manager.state)
             self.scheduleAnnouncement()
+            self.keeper?.changed()
         }
         // Objects first, then the name: a client that reacts to the name appearing always finds them.
         do {
@@ -94,6 +99,7 @@ public final class Daemon {
           ownership = connection.ownName(Names.bus, onAcquired: {
             acquired = true
             Log.message("reading for this session as \(Names.bus)")
+            self.ducking?.restoreLeftovers()
             ownMPRIS()
           }, onLost: { [unowned self] in
             if acquired {
@@ -105,7 +111,8 @@ public final class Daemon {
             self.loop.quit()
           })
         }
-        server.connect()
+        // Reconnects by itself after a loss: 0.5 s, then up to every 5 s (see SoundServer.keepConnected).
+        server.keepConnected(firstDelayMilliseconds: 500, maximumDelayMilliseconds: 5000)
         for signal in [SIGTERM, SIGINT, SIGHUP] {
             MainContext.unixSignal(signal) { [unowned self] in
                 Log.message("ending on signal \(signal)")
@@ -114,6 +121,7 @@ public final class Daemon {
             }
         }
         loop.run()
+        keeper?.finish() // before stopping: what was being read is what the next daemon resumes
         try? engine.apply { m in m.stop() }
         bookmarks.flush()
         synthesis.terminate()

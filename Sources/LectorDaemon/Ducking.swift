@@ -26,12 +26,15 @@ final class Ducking {
     private let ducker: Ducker?
     private let players: OtherPlayers?
     private var active = false
+    private let server: SoundServer
 
     /// Where lowered streams are kept while lowered: one line per sink input,
     /// "INDEX ORIGINAL,… DUCKED,…" (software volumes per channel).
     static var recordPath: String { UserDirs.state + "/lector/ducked" }
 
-    init(mode: DuckingMode, server: SoundServer, connection: DBusConnection) {
+    /// - Parameter persistent: keep the lowered streams on disk (the session's daemon; not a separate instance,
+    ///   whose records would mix with the daemon's).
+    init(mode: DuckingMode, server: SoundServer, connection: DBusConnection, persistent: Bool) {
         self.mode = mode
         switch mode {
         case .off:
@@ -39,20 +42,24 @@ final class Ducking {
             players = nil
         case .lower(let decibels):
             let ducker = Ducker(server: server, attenuationDecibels: decibels)
-            ducker.onChange = { streams in Self.save(streams) }
+            if persistent { ducker.onChange = { streams in Self.save(streams) } }
             self.ducker = ducker
             players = nil
         case .pauseOtherPlayers:
             ducker = nil
             players = OtherPlayers(connection: connection)
         }
-        // Whatever a crashed daemon left lowered goes back, whatever the mode is now.
+        self.server = server
+    }
+
+    /// Puts back whatever a crashed daemon left lowered, whatever the mode is now. Only for the daemon that
+    /// owns Lector's bus name: a second one that is about to exit must not touch the first one's streams.
+    func restoreLeftovers() {
         let leftovers = Self.load()
-        if !leftovers.isEmpty {
-            Log.message("putting back the volume of \(leftovers.count) stream(s) a previous Lector lowered")
-            (ducker ?? Ducker(server: server)).restore(leftovers: leftovers)
-            removeFile(Self.recordPath)
-        }
+        guard !leftovers.isEmpty else { return }
+        Log.message("putting back the volume of \(leftovers.count) stream(s) a previous Lector lowered")
+        (ducker ?? Ducker(server: server)).restore(leftovers: leftovers)
+        removeFile(Self.recordPath)
     }
 
     /// Ducks while `state` is reading, restores otherwise.
@@ -79,7 +86,6 @@ final class Ducking {
         ducker.restore { done = true }
         let deadline = MainContext.monotonicMicroseconds + timeoutMilliseconds * 1_000
         while !done && MainContext.monotonicMicroseconds < deadline { _ = MainContext.iterate(mayBlock: false); usleep(1_000) }
-        if done { removeFile(Self.recordPath) }
     }
 
     private static func save(_ streams: [DuckedStream]) {
@@ -89,7 +95,7 @@ final class Ducking {
         }
         func list(_ values: [UInt32]) -> String { values.map(String.init).joined(separator: ",") }
         let text = streams.map { "\($0.index) \(list($0.original)) \(list($0.ducked))\n" }.joined()
-        do { try writeFileAtomically(recordPath, Array(text.utf8)) } catch {
+        do { try writeFileAtomically(recordPath, contents: Array(text.utf8)) } catch {
             Log.warning("cannot keep the list of lowered streams: \(error)")
         }
     }

@@ -28,23 +28,63 @@ enum Input {
         return .success(Text(text: arguments.joined(separator: " ")))
     }
 
+    /// Mount points of the kernel's pseudo file systems (proc, sysfs, devtmpfs, debugfs, tracefs, cgroup,
+    /// securityfs): a file on the same device as one of them is not a user's text.
+    static let pseudoFileSystems = ["/proc", "/sys", "/dev", "/sys/kernel/debug", "/sys/kernel/tracing",
+                                    "/sys/fs/cgroup", "/sys/kernel/security"]
+
     /// The text of the regular file at `path` (at most `maximumBytes`), cleaned, titled with its name, with
-    /// its `file://` URI. Shared by `lector read --file` and MPRIS `OpenUri`.
+    /// its `file://` URI. Shared by `lector read --file` and MPRIS `OpenUri` (which reads in the daemon, so
+    /// this is what stands between a D-Bus client and the daemon's files and devices).
+    ///
+    /// Refused, each with one line: paths in or resolving into `/proc`, `/sys` or `/dev`; anything that is
+    /// not a regular file once opened (directories, FIFOs, sockets, devices: opened with `O_NONBLOCK`, so a
+    /// FIFO without a writer cannot block, then checked with `fstat` on the open descriptor, so the file
+    /// cannot be swapped between the check and the read); files on the device of a pseudo file system;
+    /// files larger than `maximumBytes` (checked before and while reading).
     static func readFile(_ path: String) -> Result<Text, Failure> {
+        func refuse(_ why: String) -> Result<Text, Failure> { .failure(Failure(message: "cannot read \(path): \(why)")) }
+        let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+        var candidates = [absolute]
+        if let resolved = realpath(absolute, nil) {
+            candidates.append(String(cString: resolved))
+            free(resolved)
+        }
+        for candidate in candidates {
+            let normalized = "/" + candidate.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+            for root in ["/proc", "/sys", "/dev"] where normalized == root || normalized.hasPrefix(root + "/") {
+                return refuse("not a regular file (\(root) is not read)")
+            }
+        }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return refuse(String(cString: strerror(errno))) }
+        defer { close(fd) }
         var st = stat()
-        guard stat(path, &st) == 0 else {
-            return .failure(Failure(message: "cannot read \(path): \(String(cString: strerror(errno)))"))
+        guard fstat(fd, &st) == 0 else { return refuse(String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return refuse("not a regular file") }
+        for mount in pseudoFileSystems {
+            var pseudo = stat(), parent = stat()
+            let up = String(mount[..<mount.lastIndex(of: "/")!])
+            // Only a mount point of its own counts (in some containers /dev is a plain folder of the root).
+            if stat(mount, &pseudo) == 0, stat(up.isEmpty ? "/" : up, &parent) == 0, pseudo.st_dev != parent.st_dev,
+               pseudo.st_dev == st.st_dev {
+                return refuse("not a regular file (a kernel pseudo file)")
+            }
         }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(Failure(message: "cannot read \(path): not a regular file")) }
-        guard st.st_size <= maximumBytes else {
-            return .failure(Failure(message: "cannot read \(path): larger than \(maximumBytes >> 20) MiB"))
-        }
-        let bytes: [UInt8]
-        do { bytes = try GLibKit.readFile(path) } catch {
-            return .failure(Failure(message: "cannot read \(path): \(error)"))
+        guard st.st_size <= maximumBytes else { return refuse("larger than \(maximumBytes >> 20) MiB") }
+
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(st.st_size))
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return refuse(String(cString: strerror(errno))) }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > maximumBytes { return refuse("larger than \(maximumBytes >> 20) MiB") }
         }
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
         let text = TextCleaner.clean(utf8: bytes)
         let ssml = base.lowercased().hasSuffix(".ssml") || SSMLDocument.looksLikeSSML(text)
         return .success(Text(text: text, title: base, url: pathToFileURI(absolute), ssml: ssml))

@@ -30,6 +30,13 @@ final class ReadingEngine {
     /// Per utterance id: the synthesized length of each sentence in samples, once known, as heard (a sentence
     /// whose rate changed while it was read counts its old-rate start and its new-rate rest).
     private var durations: (utterance: UInt64, samples: [Int?])?
+    /// Where the sound server was lost: utterance, sentence, and samples heard into that sentence; the run
+    /// that resumes there skips them.
+    private var kept: (utterance: UInt64, sentence: Int, offset: Int64)?
+    /// The sound server was lost and has not come back yet (for the one log line when it does).
+    private var serverLost = false
+    /// Closes the stream after a long pause.
+    private var release: Source?
 
     init(server: SoundServer, synthesis: SynthesisClient) {
         self.server = server
@@ -40,12 +47,7 @@ final class ReadingEngine {
             Log.warning(reason)
             self.perform(self.manager.failed(reason))
         }
-        server.onStateChange = { [unowned self] state in
-            if case .failed(let reason) = state, self.run != nil {
-                Log.warning("sound server lost: \(reason)")
-                self.perform(self.manager.outputLost("sound server lost: \(reason)"))
-            }
-        }
+        server.onStateChange = { [unowned self] state in self.serverChanged(state) }
     }
 
     // MARK: inputs
@@ -79,7 +81,10 @@ final class ReadingEngine {
     /// Position heard in the current utterance, µs: frozen while paused, 0 when stopped, never past `length`.
     var position: Int64 {
         guard manager.state != .stopped else { return 0 }
-        guard let run else { return min(length, startSample(of: manager.sentenceIndex) * 1_000_000 / Int64(Self.sampleRate)) }
+        guard let run else {
+            let samples = startSample(of: manager.sentenceIndex) + keptOffset(at: manager.sentenceIndex)
+            return min(length, samples * 1_000_000 / Int64(Self.sampleRate))
+        }
         // Never past what was synthesized, but a seek's target counts as heard before its audio arrives.
         let samples = startSample(of: run.firstSentence) + max(run.skip, min(run.heard, run.timeline))
         return min(length, samples * 1_000_000 / Int64(Self.sampleRate))
@@ -153,10 +158,19 @@ final class ReadingEngine {
             case .cork:
                 run?.stream.setCorked(true)
                 stopTicking()
+                scheduleRelease()
             case .uncork:
-                run?.stream.setCorked(false)
-                scheduleTick()
-            case .discard: endRun()
+                release?.cancel()
+                release = nil
+                if run == nil, let u = manager.current, let kept, kept.utterance == u.id {
+                    start(u, at: kept.sentence, corked: false) // the paused stream was released
+                } else {
+                    run?.stream.setCorked(false)
+                    scheduleTick()
+                }
+            case .discard:
+                endRun()
+                kept = nil
             case .emit(let event): onEvent?(event, position)
             }
         }
@@ -179,19 +193,82 @@ final class ReadingEngine {
         let run = Run(utterance: u, firstSentence: sentence, stream: stream)
         run.streamLanguage = u.voice(ofSentence: sentence).language
         self.run = run
+        run.skip = keptOffset(at: sentence, of: u)
+        kept = nil
         stream.onWritable = { [unowned self, unowned run] _ in if self.run === run { self.feed() } }
         stream.onDrained = { [unowned self, unowned run] in if self.run === run { self.drained() } }
         stream.onFailed = { [unowned self, unowned run] reason in
             guard self.run === run else { return }
-            Log.warning("playback failed: \(reason)")
-            self.perform(self.manager.outputLost("playback failed: \(reason)"))
+            self.outputLost("playback failed: \(reason)")
         }
         requestMore()
         if !corked { scheduleTick() }
     }
 
+    // MARK: a long pause costs nothing
+
+    /// After this long paused, the corked stream is closed (libpulse keeps asking the server for timing about
+    /// every 1.5 s while a stream is corked): the position is kept to the sample and resuming re-synthesizes
+    /// the sentence and starts it there, as after a lost sound server. ms.
+    static let releaseAfterPausedMilliseconds: UInt32 = 3000
+
+    private func scheduleRelease() {
+        release?.cancel()
+        release = MainContext.timeout(milliseconds: Self.releaseAfterPausedMilliseconds) { [unowned self] in
+            self.release = nil
+            guard self.manager.state == .paused, let run = self.run, let u = self.manager.current else { return false }
+            let offset = self.heardIntoSentence(run)
+            self.endRun()
+            self.kept = (u.id, self.manager.sentenceIndex, offset)
+            return false
+        }
+    }
+
+    /// Samples heard into the current sentence by `run`.
+    private func heardIntoSentence(_ run: Run) -> Int64 {
+        let heard = startSample(of: run.firstSentence) + min(run.heard, run.timeline)
+        return max(0, heard - startSample(of: manager.sentenceIndex))
+    }
+
+    // MARK: sound server lost and back
+
+    private func serverChanged(_ state: SoundServer.State) {
+        switch state {
+        case .failed(let reason):
+            serverLost = true
+            if run != nil { outputLost("sound server lost: \(reason)") }
+        case .disconnected:
+            if run != nil { outputLost("disconnected from the sound server") }
+        case .ready:
+            if serverLost { Log.message("reconnected to the sound server") }
+            serverLost = false
+        case .connecting:
+            break
+        }
+    }
+
+    /// The audio is gone (server lost, stream failed): one log line; reading → paused with the position kept,
+    /// to the sample, so that Play re-synthesizes the sentence and starts it where it was heard last.
+    private func outputLost(_ message: String) {
+        let offset = run.map(heardIntoSentence) ?? 0
+        Log.warning(message)
+        perform(manager.outputLost(message))
+        if manager.needsRestart, let u = manager.current {
+            kept = (u.id, manager.sentenceIndex, offset)
+            onChange?()
+        }
+    }
+
+    /// Samples heard into `sentence` before the sound server was lost (0 unless resuming there).
+    private func keptOffset(at sentence: Int, of u: Utterance? = nil) -> Int64 {
+        guard let kept, kept.sentence == sentence, kept.utterance == (u ?? manager.current)?.id else { return 0 }
+        return kept.offset
+    }
+
     private func endRun() {
         stopTicking()
+        release?.cancel()
+        release = nil
         run?.stream.close()
         run = nil
     }

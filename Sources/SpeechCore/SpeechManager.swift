@@ -19,6 +19,10 @@ public struct SpeechManager: Sendable {
     /// True when the audio of the current utterance was lost while paused (the sound server went away):
     /// resuming must start a new stream at `sentenceIndex` instead of uncorking.
     public private(set) var needsRestart = false
+    /// Set by `restore` (a daemon started again after a crash or a logout): `stopped` with the text loaded, and
+    /// `resume`, `play` and `toggle` go on from this sentence (also `sentenceIndex` meanwhile) instead of from
+    /// the beginning. Anything else that starts or stops reading clears it.
+    public private(set) var resumeSentence: Int?
 
     /// A manager with nothing loaded, `stopped`.
     public init() {}
@@ -46,8 +50,28 @@ public struct SpeechManager: Sendable {
         return [.cork, .emit(.paused(utterance: u.id))]
     }
 
-    /// paused → reading (uncork, or a new stream at the kept sentence after a lost server). No effect otherwise.
+    /// Loads `utterance` as the text of a reading that was going on before the daemon restarted: → `stopped`,
+    /// nothing plays; with `sentence`, the next `resume`, `play` or `toggle` starts there (clamped to the text).
+    /// Emits nothing.
+    public mutating func restore(_ utterance: Utterance, resumeAt sentence: Int?) -> [SpeechAction] {
+        current = utterance
+        state = .stopped
+        queue = []
+        needsRestart = false
+        resumeSentence = sentence.map { min(max(0, $0), utterance.sentences.count - 1) }
+        sentenceIndex = resumeSentence ?? 0
+        return []
+    }
+
+    /// paused → reading (uncork, or a new stream at the kept sentence after a lost server); after `restore`,
+    /// stopped → reading from the restored sentence. No effect otherwise.
     public mutating func resume() -> [SpeechAction] {
+        if state == .stopped, let sentence = resumeSentence, let u = current {
+            resumeSentence = nil
+            state = .reading
+            sentenceIndex = sentence
+            return [.start(u, sentence: sentence, corked: false), .emit(.started(utterance: u.id))]
+        }
         guard state == .paused, let u = current else { return [] }
         state = .reading
         if needsRestart {
@@ -65,6 +89,7 @@ public struct SpeechManager: Sendable {
         case .paused: return resume()
         case .stopped:
             guard let u = current else { throw .nothingToPlay }
+            if resumeSentence != nil { return resume() }
             return begin(u)
         }
     }
@@ -81,6 +106,10 @@ public struct SpeechManager: Sendable {
     /// → stopped, position 0; queued audio and queued texts discarded at once (each queued text gets `stopped`).
     /// The text is kept for a replay.
     public mutating func stop() -> [SpeechAction] {
+        if resumeSentence != nil {
+            resumeSentence = nil
+            sentenceIndex = 0
+        }
         guard state != .stopped, let u = current else { return [] }
         state = .stopped
         sentenceIndex = 0
@@ -96,6 +125,7 @@ public struct SpeechManager: Sendable {
         guard u.sentences.indices.contains(index) else { throw .noSuchSentence(index) }
         sentenceIndex = index
         needsRestart = false
+        resumeSentence = nil
         switch state {
         case .reading, .paused:
             return [.start(u, sentence: index, corked: state == .paused)]
@@ -212,6 +242,7 @@ public struct SpeechManager: Sendable {
         state = .reading
         sentenceIndex = 0
         needsRestart = false
+        resumeSentence = nil
         return [.start(u, sentence: 0, corked: false), .emit(.started(utterance: u.id))]
     }
 }

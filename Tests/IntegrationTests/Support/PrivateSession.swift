@@ -35,7 +35,7 @@ final class PrivateSession: @unchecked Sendable {
     let recorder: Recorder
 
     private let bus: BackgroundProcess
-    private let pulse: BackgroundProcess
+    private var pulse: BackgroundProcess
     private let watchdog: BackgroundProcess?
     private let lock = NSLock()
     private var daemons: [BackgroundProcess] = []
@@ -115,34 +115,13 @@ final class PrivateSession: @unchecked Sendable {
         env["LC_ALL"] = "C.UTF-8"
         env.removeValue(forKey: "LECTOR_BIN")
 
-        // PulseAudio: only a null sink and the native protocol on our socket.
-        let pulse = try BackgroundProcess(
-            "pulseaudio",
-            [
-                "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--realtime=no",
-                "--high-priority=no", "--log-target=stderr",
-                "-L", "module-null-sink sink_name=\(sinkName) rate=\(sampleRate) channels=1",
-                "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(dir.path)/native",
-            ],
-            environment: env, stdoutURL: dir.appendingPathComponent("pulseaudio.out"),
-            stderrURL: dir.appendingPathComponent("pulseaudio.log"))
+        let pulse: BackgroundProcess
+        do {
+            pulse = try await launchPulseAudio(directory: dir, environment: env, remember: remember)
+        } catch {
+            throw fail("\(error)")
+        }
         started.append(pulse)
-        remember(pulse.pid)
-        var ready = false
-        for _ in 0..<100 {
-            if let info = try? await IntegrationTests.run(
-                "pactl", ["info"], environment: env, timeout: 5, scratchDirectory: dir), info.status == 0 {
-                ready = true
-                break
-            }
-            if !pulse.isRunning { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        guard ready else {
-            throw fail("PulseAudio did not come up: \(pulse.stderr.suffix(2000))")
-        }
-        _ = try? await IntegrationTests.run(
-            "pactl", ["set-default-sink", sinkName], environment: env, timeout: 5, scratchDirectory: dir)
 
         let recorder = Recorder(
             environment: env, file: dir.appendingPathComponent("monitor.raw"), device: "\(sinkName).monitor")
@@ -156,6 +135,69 @@ final class PrivateSession: @unchecked Sendable {
         return PrivateSession(
             directory: dir, busAddress: busAddress, pulseServer: pulseServer, environment: env,
             recorder: recorder, bus: bus, pulse: pulse, watchdog: watchdog)
+    }
+
+    /// Starts PulseAudio with only a null sink and the native protocol on the session's socket, waits until
+    /// `pactl info` answers and makes the null sink the default.
+    /// - Throws: `HarnessError` with the server's log when it does not come up within 10 s.
+    private static func launchPulseAudio(
+        directory dir: URL, environment env: [String: String], remember: (Int32) -> Void
+    ) async throws -> BackgroundProcess {
+        let pulse = try BackgroundProcess(
+            "pulseaudio",
+            [
+                "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--realtime=no",
+                "--high-priority=no", "--log-target=stderr",
+                "-L", "module-null-sink sink_name=\(sinkName) rate=\(sampleRate) channels=1",
+                "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(dir.path)/native",
+            ],
+            environment: env, stdoutURL: dir.appendingPathComponent("pulseaudio.out"),
+            stderrURL: dir.appendingPathComponent("pulseaudio.log"))
+        remember(pulse.pid)
+        var ready = false
+        for _ in 0..<100 {
+            if let info = try? await IntegrationTests.run(
+                "pactl", ["info"], environment: env, timeout: 5, scratchDirectory: dir), info.status == 0 {
+                ready = true
+                break
+            }
+            if !pulse.isRunning { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        guard ready else {
+            pulse.stopNow(grace: 1)
+            throw HarnessError("PulseAudio did not come up: \(pulse.stderr.suffix(2000))")
+        }
+        _ = try? await IntegrationTests.run(
+            "pactl", ["set-default-sink", sinkName], environment: env, timeout: 5, scratchDirectory: dir)
+        return pulse
+    }
+
+    /// The process id of the session's PulseAudio server (the current one, after a restart).
+    var soundServerPID: Int32 { lock.withLock { pulse.pid } }
+
+    /// Ends the session's PulseAudio server with `signal` (SIGKILL: a crash) and waits until it is gone;
+    /// the recorder ends with it.
+    func stopSoundServer(signal: Int32 = SIGKILL) async {
+        let pulse = lock.withLock { self.pulse }
+        await pulse.stop(signal: signal, grace: 3)
+        _ = await recorder.stop()
+    }
+
+    /// Starts PulseAudio again on the same socket (same PULSE_SERVER and XDG_RUNTIME_DIR), then the recorder,
+    /// whose file grows on from where it stopped.
+    /// - Throws: `HarnessError` when the server or the recorder does not come up.
+    func restartSoundServer() async throws {
+        let dir = directory
+        let pulse = try await Self.launchPulseAudio(directory: dir, environment: environment) { pid in
+            if let handle = try? FileHandle(forWritingTo: dir.appendingPathComponent("pids")) {
+                handle.seekToEndOfFile()
+                handle.write(Data("\(pid)\n".utf8))
+                try? handle.close()
+            }
+        }
+        lock.withLock { self.pulse = pulse }
+        try await recorder.start()
     }
 
     /// Runs a tool (`pactl`, `gdbus`, `playerctl`, …) in this session and returns its result.
@@ -280,7 +322,7 @@ final class PrivateSession: @unchecked Sendable {
         }
         for pid in strays where processExists(pid) { kill(pid, SIGKILL) }
         _ = await recorder.stop()
-        await pulse.stop(grace: 3)
+        await lock.withLock { pulse }.stop(grace: 3)
         await bus.stop(grace: 3)
         try? FileManager.default.removeItem(at: directory)
         if let watchdog { await watchdog.stop(signal: SIGKILL, grace: 1) }

@@ -39,9 +39,11 @@ final class Recorder: @unchecked Sendable {
             ],
             environment: environment, stdoutURL: file,
             stderrURL: file.deletingPathExtension().appendingPathExtension("parec.log"))
+        // After a restart (a new sound server) the file grows on from where it was.
+        let before = sampleCount
         lock.withLock { self.process = process }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        while sampleCount < 441 {  // 20 ms
+        while sampleCount < before + 441 {  // 20 ms
             guard process.isRunning, ContinuousClock.now < deadline else {
                 await process.stop(grace: 1)
                 throw HarnessError("parec -d \(device): no data within \(timeout) s: \(process.stderr)")

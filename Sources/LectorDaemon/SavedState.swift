@@ -1,0 +1,188 @@
+@preconcurrency import Glibc
+import GLibKit
+import SpeechCore
+
+/// Keeps the reading across daemon restarts (a crash, a logout): the text and where it was heard, in
+/// `$XDG_STATE_HOME/lector/` (`~/.local/state/lector/` by default, XDG Base Directory Specification).
+///
+/// Two files, each replaced atomically (`writeFileAtomically`: write a new file, then rename it; no fsync,
+/// which could stall the main loop on a busy disk):
+/// - `text`: the line `lector-text 1 KEY`, then the text exactly as read (cleaned), written only when the
+///   text changes;
+/// - `reading`: `key value` lines — `lector-reading 1`, `text KEY`, `state reading|paused|stopped`,
+///   `sentence N` (0-based), `offset N` (where that sentence starts, in Unicode scalars of the text),
+///   `language`, `voice` (eSpeak NG identifier), `rate` (wpm), `pitch`, `title`, `url` — written when the
+///   sentence heard, the state, the text or the rate changes, at most once a second, never while nothing
+///   changes (so not while idle), and once more when the daemon ends on SIGTERM/SIGINT/SIGHUP.
+///
+/// A daemon that starts finds the text loaded and `stopped`; when the saved state was `reading` or
+/// `paused`, `resume`, MPRIS `Play` and `toggle` go on from the saved sentence (`SpeechManager.restore`).
+/// A missing file is a fresh start; an unreadable or inconsistent one is logged in one line and ignored.
+/// The queue of `lector read --queue` is not kept.
+final class StateKeeper {
+    /// The folder of the files.
+    static var directory: String { UserDirs.state + "/lector" }
+    static var readingPath: String { directory + "/reading" }
+    static var textPath: String { directory + "/text" }
+    /// At most one write of `reading` per this many µs.
+    static let minimumInterval: Int64 = 1_000_000
+
+    /// Whether a saved reading exists (for `lector resume`, which starts a daemon only then).
+    static var exists: Bool { fileTest(readingPath, .isRegular) }
+
+    private struct Snapshot: Equatable {
+        var textKey: String
+        var state: String
+        var sentence: Int
+        var rate: Int
+    }
+
+    private let engine: ReadingEngine
+    private let preparer: UtterancePreparer
+    private var saved: Snapshot?
+    private var savedTextKey: String?
+    private var lastWrite: Int64 = .min / 2
+    private var timer: Source?
+    private var finished = false
+    private var failedOnce = false
+    /// This daemon's prefix of text keys: utterance ids restart at 1 in every daemon.
+    private let keyPrefix = "\(getpid())-\(MainContext.monotonicMicroseconds)"
+    /// The restored utterance keeps the key of the text file it came from (no need to write it again).
+    private var restoredKey: (utterance: UInt64, key: String)?
+
+    init(engine: ReadingEngine, preparer: UtterancePreparer) {
+        self.engine = engine
+        self.preparer = preparer
+    }
+
+    // MARK: restoring
+
+    /// Loads the saved reading, if any, into the engine (stopped, text loaded, resume point set).
+    func restore() {
+        guard fileTest(Self.readingPath, .exists) else { return }
+        do {
+            let (utterance, sentence, state, key) = try load()
+            restoredKey = (utterance.id, key)
+            let resumable = state == "reading" || state == "paused"
+            try? engine.apply { m in m.restore(utterance, resumeAt: resumable ? sentence : nil) }
+            saved = snapshot()
+            savedTextKey = saved?.textKey
+            let where_ = resumable ? "; resume goes on from sentence \(sentence + 1)" : ""
+            Log.message("restored the last text (\(utterance.sentences.count) sentences, was \(state))\(where_)")
+        } catch {
+            Log.warning("cannot restore the last reading from \(Self.readingPath): \(error.message); starting empty")
+        }
+    }
+
+    private struct Failure: Error { var message: String }
+
+    private func load() throws(Failure) -> (Utterance, Int, String, String) {
+        let fields = try Self.fields(of: Self.readingPath)
+        guard fields["lector-reading"] == "1" else { throw Failure(message: "not a Lector reading file (version 1)") }
+        guard let key = fields["text"], let state = fields["state"], ["reading", "paused", "stopped"].contains(state),
+              let sentence = fields["sentence"].flatMap({ Int($0) }), sentence >= 0,
+              let offset = fields["offset"].flatMap({ Int($0) }), offset >= 0,
+              let rate = fields["rate"].flatMap({ Int($0) }), let pitch = fields["pitch"].flatMap({ Int($0) })
+        else { throw Failure(message: "a field is missing or malformed") }
+
+        let bytes: [UInt8]
+        do { bytes = try GLibKit.readFile(Self.textPath) } catch { throw Failure(message: error.message) }
+        guard let newline = bytes.firstIndex(of: 10),
+              String(decoding: bytes[..<newline], as: UTF8.self) == "lector-text 1 \(key)" else {
+            throw Failure(message: "the text file \(Self.textPath) does not belong to it")
+        }
+        let text = String(decoding: bytes[(newline + 1)...], as: UTF8.self)
+
+        var options = SpeakOptions()
+        options.language = fields["language"]
+        options.voice = fields["voice"]
+        options.rate = rate
+        options.pitch = pitch
+        options.title = fields["title"]
+        options.url = fields["url"]
+        let utterance: Utterance
+        do { utterance = try preparer.prepare(text, options: options) } catch { throw Failure(message: error.message) }
+        // The sentence that starts at the saved offset (the same cut as before), else the index as saved.
+        let index = utterance.sentences.lastIndex { $0.range.lowerBound <= offset } ?? min(sentence, utterance.sentences.count - 1)
+        return (utterance, index, state, key)
+    }
+
+    /// `key value` lines of a small file.
+    private static func fields(of path: String) throws(Failure) -> [String: String] {
+        let bytes: [UInt8]
+        do { bytes = try GLibKit.readFile(path) } catch { throw Failure(message: error.message) }
+        guard bytes.count <= 65_536 else { throw Failure(message: "too large") }
+        var fields: [String: String] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            fields[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return fields
+    }
+
+    // MARK: saving
+
+    /// Something changed in the engine: saves now, or once a second has passed since the last write, if what
+    /// is worth keeping (text, state, sentence, rate) differs from what was saved.
+    func changed() {
+        guard !finished, timer == nil, let now = snapshot(), now != saved else { return }
+        // Never in the dispatch that made the change: what it sent to the sound server (a cork) goes out first.
+        let wait = lastWrite + Self.minimumInterval - MainContext.monotonicMicroseconds
+        guard wait > 0 else {
+            timer = MainContext.idle { [unowned self] in
+                self.timer = nil
+                self.save()
+            }
+            return
+        }
+        timer = MainContext.timeout(milliseconds: UInt32(wait / 1000 + 1)) { [unowned self] in
+            self.timer = nil
+            self.save()
+            return false
+        }
+    }
+
+    /// Writes what is not saved yet, and nothing after (the daemon is ending).
+    func finish() {
+        guard !finished else { return }
+        timer?.cancel()
+        timer = nil
+        save()
+        finished = true
+    }
+
+    private func snapshot() -> Snapshot? {
+        let m = engine.manager
+        guard let u = m.current else { return nil }
+        let state = m.state == .stopped && m.resumeSentence != nil ? "paused" : m.state.rawValue
+        let key = restoredKey?.utterance == u.id ? restoredKey!.key : "\(keyPrefix)-\(u.id)"
+        return Snapshot(textKey: key, state: state, sentence: m.sentenceIndex, rate: u.rate)
+    }
+
+    private func save() {
+        guard !finished, let now = snapshot(), now != saved, let u = engine.manager.current else { return }
+        lastWrite = MainContext.monotonicMicroseconds
+        _ = mkdir(UserDirs.state, 0o700)
+        _ = mkdir(Self.directory, 0o700)
+        do {
+            if savedTextKey != now.textKey {
+                try writeFileAtomically(Self.textPath, contents: Array("lector-text 1 \(now.textKey)\n".utf8) + Array(u.text.utf8))
+                savedTextKey = now.textKey
+            }
+            let sentence = min(now.sentence, u.sentences.count - 1)
+            var lines = [
+                "lector-reading 1", "text \(now.textKey)", "state \(now.state)", "sentence \(sentence)",
+                "offset \(u.sentences[sentence].range.lowerBound)", "language \(u.language)",
+                "voice \(u.engineVoice)", "rate \(u.rate)", "pitch \(u.pitch)",
+                "title " + u.title.split(whereSeparator: \.isNewline).joined(separator: " "),
+            ]
+            if let url = u.url { lines.append("url " + url.split(whereSeparator: \.isNewline).joined()) }
+            try writeFileAtomically(Self.readingPath, contents: Array((lines.joined(separator: "\n") + "\n").utf8))
+            saved = now
+            failedOnce = false
+        } catch {
+            if !failedOnce { Log.warning("cannot save the reading in \(Self.directory): \(error.message)") }
+            failedOnce = true
+        }
+    }
+}
