@@ -38,7 +38,13 @@ import Testing
         rmdir(dir)
     }
 
-    @Test func failsInAMissingFolder() {
-        #expect(throws: GLibError.self) { try writeFileAtomically("/nonexistent-lector/state", contents: [1]) }
+    @Test func makesAMissingFolderAndFailsWhereNoneCanBeMade() throws {
+        let base = "/tmp/lector-files-\(getpid())"
+        defer { unlink(base + "/a/b/state"); rmdir(base + "/a/b"); rmdir(base + "/a"); unlink(base + "/file"); rmdir(base) }
+        try writeFileAtomically(base + "/a/b/state", contents: [1])
+        #expect(try readFile(base + "/a/b/state") == [1])
+        // Below a regular file no folder can be made.
+        try writeFileAtomically(base + "/file", contents: [2])
+        #expect(throws: GLibError.self) { try writeFileAtomically(base + "/file/sub/state", contents: [1]) }
     }
 }

@@ -36,11 +36,22 @@ final class WorkerProcess {
 
         var request: [Int32] = [0, 0], response: [Int32] = [0, 0]
         precondition(pipe(&request) == 0 && pipe(&response) == 0)
+        // The built `lector worker` when there is one (exec right after fork: nothing of this multi-threaded
+        // test process runs in the child); else the worker code itself in the forked child.
+        let binary = Self.lectorBinary
+        let argv: [UnsafeMutablePointer<CChar>?] = binary.map { [strdup($0), strdup("worker"), nil] } ?? []
+        defer { for arg in argv { free(arg) } }
         let pid = fork()
         precondition(pid >= 0)
         if pid == 0 {
             close(request[1])
             close(response[0])
+            if let path = argv.first ?? nil {
+                _ = dup2(request[0], 0)
+                _ = dup2(response[1], 1)
+                _ = execv(path, argv)
+                _exit(127)
+            }
             _exit(Worker.run(input: request[0], output: response[1]))
         }
         close(request[0])
@@ -49,6 +60,16 @@ final class WorkerProcess {
         self.toWorker = request[1]
         self.fromWorker = response[0]
     }
+
+    /// The `lector` executable next to the test bundle (`swift build --build-tests` builds both), if any.
+    static let lectorBinary: String? = {
+        guard let exe = realpath("/proc/self/exe", nil) else { return nil }
+        defer { free(exe) }
+        var path = String(cString: exe)
+        while let last = path.last, last != "/" { path.removeLast() }
+        path += "lector"
+        return access(path, X_OK) == 0 ? path : nil
+    }()
 
     deinit {
         if termination == nil {
