@@ -83,7 +83,7 @@ public enum Command {
         let pauseOthers = parser.flag("pause-others", "Instead of lowering other audio, pause the other media players while reading and resume them afterwards")
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.isEmpty else { printError("daemon takes no arguments"); return 2 }
-        var ducking = DuckingMode.standard
+        var ducking: DuckingMode?   // nil: the config file's, else the standard -15 dB
         if let level = duckLevel.value {
             guard level.isFinite, abs(level) <= 60 else { printError("--duck-level takes a level from -60 to 0 dB"); return 2 }
             ducking = .lower(decibels: -abs(level))

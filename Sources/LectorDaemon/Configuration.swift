@@ -19,7 +19,9 @@ import Synthesis
 /// `language`: the BCP 47 tag used when a text names none and detection is unsure (else the locale's, else
 /// en); `rate`: words per minute, 80-450 (default 175); `pitch`: 0-99 (default 50); `volume`: the stream
 /// volume, 0.0-1.0 (default 1.0). `[voices]`: BCP 47 tag = eSpeak NG voice name or identifier (`lector
-/// voices`). Comments are whole lines starting with `#` (GKeyFile keeps anything after `=` as the value).
+/// voices`). `[ducking]`: `mode` = `lower` (the default), `pause-others` or `off`, and `level`, how many dB other
+/// streams are lowered (default 15). Comments are whole lines starting with `#` (GKeyFile keeps anything after
+/// `=` as the value).
 ///
 /// A missing file means the defaults. Every bad value (and unknown group or key) is reported as one line with
 /// the file, the line and the key, and ignored; the rest of the file still applies.
@@ -35,6 +37,8 @@ struct Configuration: Equatable {
     var pitch: Int?
     /// `[speech] volume`, linear 0...1.
     var volume: Double?
+    /// `[ducking] mode` and `level`: what happens to other audio while reading.
+    var ducking: DuckingMode?
 
     /// `$XDG_CONFIG_HOME/lector/config`.
     static var defaultPath: String { UserDirs.config + "/lector/config" }
@@ -113,8 +117,27 @@ struct Configuration: Equatable {
                     }
                     config.voices[key.lowercased().replacingUnderscores] = voice.identifier
                 }
+            case "ducking":
+                var mode = "lower"
+                var level = 15.0
+                for key in file.keys(inGroup: group) {
+                    let raw = (file.string(key, inGroup: group) ?? "").trimmingSpaces
+                    switch key {
+                    case "mode":
+                        if ["lower", "pause-others", "off"].contains(raw) { mode = raw } else {
+                            report(group, key, "'\(raw)' is not lower, pause-others or off; using lower")
+                        }
+                    case "level":
+                        if let v = try? file.double(key, inGroup: group), v.isFinite, abs(v) <= 60 { level = abs(v) } else {
+                            report(group, key, "'\(raw)' is not a level from 0 to 60 dB; using 15")
+                        }
+                    default:
+                        report(group, key, "unknown key (known: mode, level); ignored")
+                    }
+                }
+                config.ducking = mode == "off" ? .off : mode == "pause-others" ? .pauseOtherPlayers : .lower(decibels: -level)
             default:
-                report(group, nil, "unknown group (known: [speech], [voices]); ignored")
+                report(group, nil, "unknown group (known: [speech], [voices], [ducking]); ignored")
             }
         }
         return (config, problems)

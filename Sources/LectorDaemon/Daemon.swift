@@ -19,7 +19,7 @@ public final class Daemon {
     private var mprisOwnership: NameOwnership?
     private var exitCode: Int32 = 0
     private var changePending: Source?
-    private let duckingMode: DuckingMode
+    private var duckingMode: DuckingMode
     private var ducking: Ducking?
     /// Keeps the reading across restarts (not for a separate instance).
     private let keeper: StateKeeper?
@@ -27,9 +27,9 @@ public final class Daemon {
     /// Sets up (nothing is connected yet). With `instance`, the daemon is a deliberately separate player: it
     /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name. `ducking` is what
     /// happens to other audio while Lector reads.
-    init(instance: Bool = false, ducking: DuckingMode = .standard) {
+    init(instance: Bool = false, ducking: DuckingMode? = nil) {
         self.instance = instance
-        duckingMode = ducking
+        duckingMode = ducking ?? .standard
         server = SoundServer(applicationName: "Lector", properties: [
             "application.name": "Lector",
             "application.id": Names.applicationID,
@@ -42,6 +42,7 @@ public final class Daemon {
         mpris = MPRISService(engine: engine, lector: lector, quit: { [unowned self] in self.loop.quit() })
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
         if let volume = preparer.configuration.volume { engine.setVolume(volume) }
+        if ducking == nil, let configured = preparer.configuration.ducking { duckingMode = configured }
     }
 
     /// The MPRIS bus name: `org.mpris.MediaPlayer2.lector`, or `….lector.instance<pid>` for a separate instance.

@@ -81,6 +81,21 @@ import Testing
         #expect(problems.contains { $0.hasPrefix("/cfg/lector/config:12: [extra]: unknown group") }, "\(problems)")
     }
 
+    @Test("[ducking]: mode and level; bad values reported, lower by 15 dB kept")
+    func ducking() throws {
+        #expect(try Self.parse("[ducking]\nmode=off\n").0.ducking == .off)
+        #expect(try Self.parse("[ducking]\nmode = pause-others\n").0.ducking == .pauseOtherPlayers)
+        #expect(try Self.parse("[ducking]\nlevel=10\n").0.ducking == .lower(decibels: -10))
+        #expect(try Self.parse("[ducking]\nlevel=-6\n").0.ducking == .lower(decibels: -6))
+        let (config, problems) = try Self.parse("[ducking]\nmode=quiet\nlevel=loud\nspeed=1\n")
+        #expect(config.ducking == .lower(decibels: -15))
+        #expect(problems == [
+            "/cfg/lector/config:2: [ducking] mode: 'quiet' is not lower, pause-others or off; using lower",
+            "/cfg/lector/config:3: [ducking] level: 'loud' is not a level from 0 to 60 dB; using 15",
+            "/cfg/lector/config:4: [ducking] speed: unknown key (known: mode, level); ignored",
+        ], "\(problems)")
+    }
+
     @Test("a file that is not a key file: one problem, the defaults")
     func malformed() throws {
         let dir = String(cString: mkdtemp(strdup("/tmp/lector-config-XXXXXX")))
