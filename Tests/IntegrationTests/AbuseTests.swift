@@ -200,14 +200,11 @@ extension Integration {
             let owner = bus.owner(Self.lectorDest)
             let pool = Self.rightCalls + Self.wrongCalls.filter { !($0.interface == Self.root && $0.method == "Quit") }
             // LECTOR_ABUSE_SEED=N tries another sequence; CI runs the fixed one.
-            var seed: UInt64 = ProcessInfo.processInfo.environment["LECTOR_ABUSE_SEED"].flatMap { UInt64($0) } ?? 0x1EC7_0A11
-            func next() -> Int {
-                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return Int(truncatingIfNeeded: seed >> 33)
-            }
+            var random = EngineFuzz.Generator(
+                state: ProcessInfo.processInfo.environment["LECTOR_ABUSE_SEED"].flatMap { UInt64($0) } ?? 0x1EC7_0A11)
             var unanswered: [String] = []
             for i in 0..<10_000 {
-                let call = pool[next() % pool.count]
+                let call = random.pick(pool)
                 let reply = Self.send(bus, call, timeoutMs: 5_000)
                 if let name = reply.errorName, !Self.isProperError(reply) {
                     unanswered.append("#\(i) \(call) → \(name)")

@@ -1,6 +1,42 @@
 import CGio
 import Foundation
 
+/// Opens a connection of this process to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
+/// Close it with `closeBus(_:)`.
+/// - Throws: `HarnessError` with GLib's message when the bus cannot be reached.
+func openBus(_ address: String) throws -> OpaquePointer {
+    var error: UnsafeMutablePointer<GError>?
+    let flags = GDBusConnectionFlags(
+        rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+            | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+    guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
+        throw HarnessError("cannot connect to \(address): \(takeDBusError(&error).message)")
+    }
+    return connection
+}
+
+/// Closes and releases a connection from `openBus(_:)`.
+func closeBus(_ connection: OpaquePointer) {
+    g_dbus_connection_close_sync(connection, nil, nil)
+    g_object_unref(UnsafeMutableRawPointer(connection))
+}
+
+/// Frees a GError from a D-Bus call, returning the remote error's name ("" for a local failure such as a
+/// timeout) and its message without GDBus's prefix.
+func takeDBusError(_ error: inout UnsafeMutablePointer<GError>?) -> (name: String, message: String) {
+    guard let e = error else { return ("", "unknown error") }
+    var name = ""
+    if let remote = g_dbus_error_get_remote_error(e) {
+        name = String(cString: remote)
+        g_free(remote)
+        g_dbus_error_strip_remote_error(e)
+    }
+    let message = e.pointee.message.map { String(cString: $0) } ?? "unknown error"
+    g_error_free(e)
+    error = nil
+    return (name, message)
+}
+
 /// A test's own connection to a private session bus, for many calls in a row with any arguments — also the
 /// wrong ones a well-behaved client would never send. Arguments are written in GVariant text format
 /// (`g_variant_parse`, e.g. `("hello", @a{sv} {})` or `(int32 5,)`), or given as a ready GVariant for what
@@ -34,20 +70,10 @@ final class BusConnection: @unchecked Sendable {
     /// Connects to the bus at `address`.
     /// - Throws: `HarnessError` when the bus cannot be reached.
     init(address: String) throws {
-        var error: UnsafeMutablePointer<GError>?
-        let flags = GDBusConnectionFlags(
-            rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
-        guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
-            throw HarnessError("cannot connect to \(address): \(Self.take(&error).message)")
-        }
-        self.connection = connection
+        connection = try openBus(address)
     }
 
-    deinit {
-        g_dbus_connection_close_sync(connection, nil, nil)
-        g_object_unref(UnsafeMutableRawPointer(connection))
-    }
+    deinit { closeBus(connection) }
 
     /// Calls `interface.method` on `destination` at `path` with `arguments` in GVariant text format (a tuple).
     /// Text that does not parse is a harness error (a `.error` with the name "parse").
@@ -55,7 +81,7 @@ final class BusConnection: @unchecked Sendable {
               _ arguments: String = "()", timeoutMs: Int32 = 10_000) -> Reply {
         var error: UnsafeMutablePointer<GError>?
         guard let parameters = g_variant_parse(nil, arguments, nil, nil, &error) else {
-            return .error(name: "parse", message: Self.take(&error).message + " in " + arguments)
+            return .error(name: "parse", message: takeDBusError(&error).message + " in " + arguments)
         }
         return call(destination, path, interface, method, parameters: parameters, timeoutMs: timeoutMs)
     }
@@ -68,7 +94,7 @@ final class BusConnection: @unchecked Sendable {
             connection, destination, path, interface, method, parameters, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
             timeoutMs, nil, &error)
         guard let reply else {
-            let (name, message) = Self.take(&error)
+            let (name, message) = takeDBusError(&error)
             return .error(name: name, message: message)
         }
         defer { g_variant_unref(reply) }
@@ -118,7 +144,7 @@ final class BusConnection: @unchecked Sendable {
             connection, "org.lector.Lector", "/org/lector/Lector", "org.freedesktop.DBus.Properties", "Get",
             g_variant_new_tuple(&items, 2), nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, 10_000, nil, &error)
         else {
-            _ = Self.take(&error)
+            _ = takeDBusError(&error)
             return nil
         }
         defer { g_variant_unref(reply) }
@@ -152,17 +178,4 @@ final class BusConnection: @unchecked Sendable {
             .value?.split(separator: "'").dropFirst().first.map(String.init)
     }
 
-    private static func take(_ error: inout UnsafeMutablePointer<GError>?) -> (name: String, message: String) {
-        guard let e = error else { return ("", "unknown error") }
-        var name = ""
-        if let remote = g_dbus_error_get_remote_error(e) {
-            name = String(cString: remote)
-            g_free(remote)
-            g_dbus_error_strip_remote_error(e)
-        }
-        let message = e.pointee.message.map { String(cString: $0) } ?? "unknown error"
-        g_error_free(e)
-        error = nil
-        return (name, message)
-    }
 }

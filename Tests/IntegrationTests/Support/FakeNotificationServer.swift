@@ -70,17 +70,13 @@ final class FakeNotificationServer: @unchecked Sendable {
             finished.signal()
         }
         var error: UnsafeMutablePointer<GError>?
-        let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-            | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
-        guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
-            failure = error.map { String(cString: $0.pointee.message) } ?? "cannot connect"
+        let connection: OpaquePointer
+        do { connection = try openBus(address) } catch {
+            failure = "\(error)"
             started.signal()
             return
         }
-        defer {
-            g_dbus_connection_close_sync(connection, nil, nil)
-            g_object_unref(UnsafeMutableRawPointer(connection))
-        }
+        defer { closeBus(connection) }
         guard let node = g_dbus_node_info_new_for_xml(Self.introspection, &error), let info = node.pointee.interfaces[0] else {
             failure = "bad introspection"
             started.signal()

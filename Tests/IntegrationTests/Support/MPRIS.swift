@@ -123,21 +123,11 @@ final class TestBus: @unchecked Sendable {
 
     init(address: String, destination: String = MPRIS.busName) throws {
         self.destination = destination
-        var error: UnsafeMutablePointer<GError>?
-        let flags = GDBusConnectionFlags(
-            rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
-        guard let c = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "?"
-            if let error { g_error_free(error) }
-            throw HarnessError("cannot connect to \(address): \(message)")
-        }
-        connection = c
+        connection = try openBus(address)
     }
 
     deinit {
-        g_dbus_connection_close_sync(connection, nil, nil)
-        g_object_unref(UnsafeMutableRawPointer(connection))
+        closeBus(connection)
     }
 
     /// Calls `method` and returns the reply tuple.
@@ -153,14 +143,7 @@ final class TestBus: @unchecked Sendable {
             connection, destination ?? self.destination, path, interface, method, parameters?.raw, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
             timeoutMs, nil, &error)
         guard let reply else {
-            var name = ""
-            if let error, let remote = g_dbus_error_get_remote_error(error) {
-                name = String(cString: remote)
-                g_free(remote)
-                g_dbus_error_strip_remote_error(error)
-            }
-            let message = error.map { String(cString: $0.pointee.message) } ?? "?"
-            if let error { g_error_free(error) }
+            let (name, message) = takeDBusError(&error)
             throw DBusCallError(name: name, message: message)
         }
         return GV(owning: reply)
