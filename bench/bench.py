@@ -371,6 +371,8 @@ class Bench:
         # ~10 minutes at 175 wpm = 1750 words (the sample paragraph has 123); the smoke run reads ~25 s.
         repeats = 1 if self.o.smoke else 14
         self.long_text = "\n".join([para] * repeats) + "\n"
+        if self.o.smoke:
+            self.long_text = para[:para.index(".", 300) + 1] + "\n"  # ~20 s
         self.long_file = self.write("long.txt", self.long_text)
         self.para_file = self.write("para.txt", para + "\n")
 
@@ -669,6 +671,18 @@ class Bench:
             audio_s = w.getnframes() / w.getframerate()
         e_cpu = statistics.median(c for c, _ in espeak)
         e_rss = max(r for _, r in espeak)
+        # espeak-ng reading aloud (real time, through PulseAudio): the sample paragraph, for CPU per audio second
+        aloud_file = self.sentence_file if self.o.smoke else self.para_file
+        aloud_wav = os.path.join(self.work, "aloud.wav")
+        subprocess.run(["espeak-ng", "-v", "en", "-s", "175", "-w", aloud_wav, "-f", aloud_file], check=True)
+        with wave.open(aloud_wav) as w:
+            para_s = w.getnframes() / w.getframerate()
+        argv = ["espeak-ng", "-v", "en", "-s", "175", "-f", aloud_file]
+        self.cmdline("cost: espeak-ng aloud", argv)
+        self.quiet()
+        p = subprocess.Popen(argv)
+        _, _, ru = os.wait4(p.pid, 0)
+        aloud = dict(cpu=ru.ru_utime + ru.ru_stime, rss=ru.ru_maxrss / 1024.0, audio_s=para_s)
 
         # Lector reading it aloud, in real time
         self.quiet()
@@ -677,14 +691,15 @@ class Bench:
         for pid in [dpid] + workers:
             clear_peak(pid)
         def cpu_now(seen):
+            """(daemon, workers incl. reaped ones) CPU seconds."""
             own, reaped = proc_stat(dpid)
-            total = own + reaped
+            workers = reaped
             for pid in children(dpid):
                 seen.add(pid)
                 s = proc_stat(pid)
                 if s:
-                    total += s[0]
-            return total
+                    workers += s[0]
+            return own, workers
         seen = set(workers)
         before = cpu_now(seen)
         self.dbus.cmd("load " + self.long_file)
@@ -705,11 +720,12 @@ class Bench:
             time.sleep(0.5)
         wall = time.perf_counter() - t0
         after = cpu_now(seen)
-        l_cpu = after - before
+        d_cpu, w_cpu = after[0] - before[0], after[1] - before[1]
+        l_cpu = d_cpu + w_cpu
         d_hwm = proc_status(dpid, "VmHWM")
         self.extra["cost"] = dict(audio_s=audio_s, wall=wall, lector_cpu=l_cpu, espeak_cpu=e_cpu,
                                   espeak_rss=e_rss, daemon_hwm=d_hwm, worker_hwm=peak_worker,
-                                  espeak_runs=len(espeak))
+                                  espeak_runs=len(espeak), daemon_cpu=d_cpu, worker_cpu=w_cpu, aloud=aloud)
         log("cost: Lector %.2f s CPU, espeak-ng %.2f s CPU for %.0f s of audio" % (l_cpu, e_cpu, audio_s))
 
     def memory(self):
@@ -802,8 +818,9 @@ class Aligner:
         self.ref = ref
         self.env10 = envelope(ref, 220)
 
-    def locate(self, rec, at, length=RATE // 5):
-        """The offset o such that rec[at + k] matches ref[at + k + o], or None (silent or no match)."""
+    def locate(self, rec, at, length=RATE // 5, near=None):
+        """The offset o such that rec[at + k] matches ref[at + k + o], or None (silent or no match).
+        With `near` (a reference index), only ±1 s around it is searched."""
         snippet = rec[at:at + length]
         if len(snippet) < length or first_audible(snippet) is None:
             return None
@@ -811,7 +828,10 @@ class Aligner:
         total = sum(e) or 1
         best, best_j = None, None
         n = len(e)
-        for j in range(0, len(self.env10) - n + 1):
+        lo, hi = 0, len(self.env10) - n + 1
+        if near is not None:
+            lo, hi = max(0, near // 220 - 100), max(0, min(hi, near // 220 + 100))
+        for j in range(lo, hi):
             d = 0
             for k in range(n):
                 d += abs(e[k] - self.env10[j + k])
@@ -819,7 +839,7 @@ class Aligner:
                     break
             if best is None or d < best:
                 best, best_j = d, j
-        if best is None or best / total > 0.5:
+        if best is None or best / total > 0.5:  # not this speech
             return None
         coarse = best_j * 220
         best, best_o = None, None
@@ -833,7 +853,7 @@ class Aligner:
                     break
             if best is None or d < best:
                 best, best_o = d, o
-        if best_o is None or best / (sum(abs(x) for x in snippet[::2]) or 1) > 0.5:
+        if best_o is None or best / (sum(abs(x) for x in snippet[::2]) or 1) > 1.0:
             return None
         return best_o - at
 
@@ -855,16 +875,25 @@ def splice_error(al, rec, pause_at, resume_at):
     """ms of reference audio lost (+) or repeated (-) across a pause (rec index pause_at) and resume.
     Needs the pause to fall on a loud moment (mid-word): the last audible sample before the silence and the
     first after it then both lie inside speech, and their places in the reference give the answer."""
-    last = None
-    for i in range(min(len(rec), resume_at) - 1, max(0, pause_at - RATE), -1):
-        if abs(rec[i]) >= THRESHOLD:
-            last = i
-            break
-    first = first_audible(rec, resume_at)
-    if last is None or first is None:
+    # the pause is the silent stretch that holds the middle of [pause_at, resume_at]
+    mid = (pause_at + resume_at) // 2
+    if mid >= len(rec) or abs(rec[mid]) >= THRESHOLD:
         return None
-    off1 = al.locate(rec, max(0, last - RATE // 5))
-    off2 = al.locate(rec, first)
+    last = mid
+    while last >= 0 and abs(rec[last]) < THRESHOLD:
+        last -= 1
+    first = mid
+    while first < len(rec) and abs(rec[first]) < THRESHOLD:
+        first += 1
+    if last < 0 or first >= len(rec):
+        return None
+    start = first_audible(rec)
+    lead = first_audible(al.ref) or 0
+    if start is None:
+        return None
+    at1 = max(0, last - int(0.4 * RATE))
+    off1 = al.locate(rec, at1, int(0.4 * RATE), near=at1 - start + lead)
+    off2 = None if off1 is None else al.locate(rec, first, int(0.4 * RATE), near=last + 1 + off1)
     if off1 is None or off2 is None:
         return None
     # a little of quiet signal (|x| < THRESHOLD) may sit on either side: compare in the reference
@@ -878,17 +907,26 @@ def seek_error(al, rec, seek_at, target):
     probe = seek_at + int(0.3 * RATE)
     while probe < len(rec) and first_audible(rec[probe:probe + RATE // 5]) is None:
         probe += RATE // 10
-    off = al.locate(rec, probe)
+    off = al.locate(rec, probe, near=target + probe - seek_at)
     if off is None:
         return None
+    # walk back in 5 ms blocks while the energy matches the reference at that offset (within a factor ~2)
     i = probe
-    step = 22
+    step = 110
+    misses = 0
     while i - step > seek_at:
-        a = rec[i - step:i]
-        b = al.ref[max(0, i - step + off):max(0, i + off)]
-        scale = max(1, sum(abs(x) for x in a), sum(abs(x) for x in b))
-        if len(b) < step or sum(abs(x - y) for x, y in zip(a, b)) / scale > 0.5:
+        a = sum(abs(x) for x in rec[i - step:i])
+        j = i - step + off
+        if j < 0:
             break
+        b = sum(abs(x) for x in al.ref[j:j + step])
+        if abs(a - b) > 0.5 * max(a, b, step * QUIET):
+            misses += 1
+            if misses == 2:
+                i += step
+                break
+        else:
+            misses = 0
         i -= step
     return signed_gap(al.ref, target, i + off)
 
@@ -1019,7 +1057,7 @@ def report(b):
         L.append("| %s | %s | %s | %s |" % (name, fmt(value, 2), goal, v))
     L.append("")
     L.append("## Latencies (ms)\n")
-    L.append("| Measurement | min | median | max | runs | nothing heard |")
+    L.append("| Measurement | min | median | max | runs | no result |")
     L.append("|---|---|---|---|---|---|")
     for name in b.results:
         s = R[name]
@@ -1038,6 +1076,11 @@ def report(b):
                                                   fmt(ratio(cost["lector_cpu"], cost["espeak_cpu"]), 2)))
         L.append("| CPU per audio second, ms | %.2f | %.2f | |" % (1000 * cost["lector_cpu"] / cost["audio_s"],
                                                                  1000 * cost["espeak_cpu"] / cost["audio_s"]))
+        L.append("| CPU s, daemon / worker | %.2f / %.2f | | |" % (cost["daemon_cpu"], cost["worker_cpu"]))
+        a = cost["aloud"]
+        L.append("| `espeak-ng` reading aloud through PulseAudio (%.0f s of speech): CPU per audio second, ms | "
+                 "| %.2f | %s |" % (a["audio_s"], 1000 * a["cpu"] / a["audio_s"],
+                                    fmt(ratio(cost["lector_cpu"] / cost["audio_s"], a["cpu"] / a["audio_s"]), 2)))
         L.append("| Peak RSS, MB | daemon %s, worker %s | %.1f | |" % (fmt(cost["daemon_hwm"]), fmt(cost["worker_hwm"]),
                                                                        cost["espeak_rss"]))
         L.append("")
@@ -1083,7 +1126,7 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   The 1 MB text starts with the same sentence. `spd-say` cannot take 1 MB as one argument (the kernel's
   128 KiB limit per argument), so for 1 MB speech-dispatcher is measured over SSIP only.
 - **Pause to silence**: while reading a long text, at a loud moment (mid-word), the driver notes "now", sends
-  the pause, waits 600 ms and takes the last audible sample after "now". **Resume to sound**: "now", resume,
+  the pause, and takes the start of the first silence after "now" that lasts 500 ms (waiting up to 8 s). **Resume to sound**: "now", resume,
   first audible sample. For Lector: MPRIS `Pause`/`Play` over the open bus connection, and `playerctl -p lector
   pause|play` (process start included); for speech-dispatcher: `PAUSE self`/`RESUME self` over SSIP.
 - **Exactness**: `lector read --output` renders the sample paragraph uninterrupted (the reference). The daemon
@@ -1092,6 +1135,10 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   stream's samples unchanged); walking sample by sample to where the match ends before the pause and begins
   after the resume gives the reference audio lost (+) or repeated (-); stretches that are silent in the
   reference (|x| < 8) count as 0. For a seek, the start of the new audio is compared with the target.
+  Only a fresh worker reproduces the reference bit for bit (eSpeak NG's wave generator keeps state from one
+  synthesis to the next), so stretches are aligned on their energy envelope (10 ms, then sample by sample):
+  the resolution is a few ms, and a trial that cannot be aligned (a pause right at a word's end, an underrun
+  between the two stretches) counts under "no result".
 - **Cost**: CPU = utime + stime of the daemon and its worker (and of reaped children), from /proc, over the
   whole reading; peak RSS = VmHWM after resetting it (/proc/PID/clear_refs) before the reading. espeak-ng's
   figures are its rusage (`os.wait4`). **Memory while reading 1 MB**: VmRSS of the daemon and the worker
