@@ -17,9 +17,9 @@ internal import CPulse
 /// All callbacks run on the GLib main loop, never after `close()` or after `onFailed`.
 public final class PlaybackStream {
     /// Target total latency (sink buffer + stream buffer), in ms: the `tlength` buffer attribute.
-    public static let targetLatencyMilliseconds = 50
+    public static let targetLatencyMilliseconds = 100
     /// How many ms of audio the server asks for at least per request: the `minreq` buffer attribute.
-    public static let minimumRequestMilliseconds = 10
+    public static let minimumRequestMilliseconds = 40
     /// How many ms of audio must be queued before playback starts (and restarts after an underrun): `prebuf`.
     public static let prebufferMilliseconds = 10
 
