@@ -752,7 +752,15 @@ class Bench:
                 seeked = True
             time.sleep(0.5)
         self.lector_stop()
-        self.extra["memory"] = dict(idle=idle, samples=samples, duration=duration)
+        # the same 1 MB text spoken again and again (each replaces the last): does memory come back?
+        again = []
+        for _ in range(3 if self.o.smoke else 10):
+            self.dbus.cmd("speak 175")
+            time.sleep(0.3)
+            self.lector_stop()
+            time.sleep(0.2)
+            again.append(proc_status(dpid, "VmRSS"))
+        self.extra["memory"] = dict(idle=idle, samples=samples, duration=duration, again=again)
         log("memory: idle %.1f MB, max %.1f MB while reading 1 MB" % (idle, max(s[1] for s in samples)))
 
     def control(self):
@@ -791,7 +799,8 @@ class Bench:
                 self.rec.wait_silence(0.3, 20)
             log("servers warm")
             only = os.environ.get("LECTOR_BENCH_ONLY", "").split(",")  # for working on the bench itself
-            for part in ("first_sound", "pause_resume", "exactness", "control", "memory", "cost"):
+            # memory first: the daemon is fresh, so growth over the 1 MB text is not hidden by earlier readings
+            for part in ("memory", "first_sound", "pause_resume", "exactness", "control", "cost"):
                 if only == [""] or part in only:
                     getattr(self, part)()
                 if part == "first_sound":
@@ -1088,17 +1097,24 @@ def report(b):
         s = mem["samples"]
         L.append("## Memory while reading the %s text (%d s, a SetPosition 1 h into it halfway)\n"
                  % ("64 KB (smoke)" if o.smoke else "1 MB", mem["duration"]))
-        L.append("Daemon RSS: fresh idle %s MB, idle after the latency runs %s MB, idle before this text %s MB; "
+        L.append("Daemon RSS: fresh idle %s MB, idle after the first-sound runs (which read the 1 MB text 20 times) %s MB, idle before this text %s MB; "
                  "while reading: first %s MB, max %s MB, last %s MB. Worker RSS: min %s MB, max %s MB.\n" % (
                      fmt(b.extra.get("idle_fresh")), fmt(b.extra.get("idle_used")), fmt(mem["idle"]),
                      fmt(s[0][1] if s else None), fmt(mem_max), fmt(s[-1][1] if s else None),
                      fmt(min(worker_mem) if worker_mem else None), fmt(max(worker_mem) if worker_mem else None)))
+        L.append("Daemon RSS after each of %d more `Speak` calls of the same text (each replacing the last, "
+                 "then Stop), MB: %s.\n" % (len(mem["again"]), ", ".join(fmt(x) for x in mem["again"])))
         L.append("Samples (s: daemon MB / worker MB): " + ", ".join("%.0f: %.1f/%.1f" % x for x in s[::max(1, len(s) // 12)]) + "\n")
     if b.notes:
         L.append("## Notes from this run\n")
-        for n in b.notes:
-            L.append("- " + n)
+        for n in dict.fromkeys(b.notes):  # each once, in order
+            L.append("- " + n + (" (%d times)" % b.notes.count(n) if b.notes.count(n) > 1 else ""))
         L.append("")
+    analysis = os.path.join(o.root, "bench", "analysis.md")
+    if not o.smoke and os.path.exists(analysis):
+        # the reasons behind the figures, written by hand after a full run: kept with every later run
+        with open(analysis) as f:
+            L.append(f.read())
     L.append("## How each figure is measured\n")
     L.append(METHODS)
     L.append("## Exact commands\n")
