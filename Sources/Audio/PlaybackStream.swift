@@ -8,18 +8,19 @@ internal import CPulse
 /// one connection: when that connection is lost (or `SoundServer.disconnect()` is called) it reports `onFailed`
 /// and is finished; make a new stream after reconnecting.
 ///
-/// Latency: the stream asks for a total latency (`tlength`) of about 50 ms with `PA_STREAM_ADJUST_LATENCY`, so
-/// the server splits it between the sink's buffer and the stream's own, and rewinds the sink on cork and on
-/// removal. Timing is interpolated (`PA_STREAM_INTERPOLATE_TIMING | PA_STREAM_AUTO_TIMING_UPDATE`), so
+/// Latency: the stream asks for a total latency (`tlength`) of 100 ms in requests of at least 40 ms (`minreq`)
+/// with `PA_STREAM_ADJUST_LATENCY`, so the server splits it between the sink's buffer (about
+/// (tlength - 2 minreq) / 2 = 10 ms) and the stream's own, and rewinds the sink on cork and on removal: pausing
+/// is as quick as with a small buffer, while the server wakes the client 25 times a second instead of 100. Timing is interpolated (`PA_STREAM_INTERPOLATE_TIMING | PA_STREAM_AUTO_TIMING_UPDATE`), so
 /// `playedSamples` is cheap to read at any moment. Source: PulseAudio's `pulse/stream.h` and its "Latency
 /// Control" documentation.
 ///
 /// All callbacks run on the GLib main loop, never after `close()` or after `onFailed`.
 public final class PlaybackStream {
     /// Target total latency (sink buffer + stream buffer), in ms: the `tlength` buffer attribute.
-    public static let targetLatencyMilliseconds = 50
+    public static let targetLatencyMilliseconds = 100
     /// How many ms of audio the server asks for at least per request: the `minreq` buffer attribute.
-    public static let minimumRequestMilliseconds = 10
+    public static let minimumRequestMilliseconds = 40
     /// How many ms of audio must be queued before playback starts (and restarts after an underrun): `prebuf`.
     public static let prebufferMilliseconds = 10
 

@@ -25,7 +25,16 @@ public struct Segmenter: Sendable {
         var scalarAtUTF16: [Int32] = []
         scalarAtUTF16.reserveCapacity(scalars.count + 1)
         for (i, s) in scalars.enumerated() {
-            for unit in String(s).utf16 { utf16.append(unit); scalarAtUTF16.append(Int32(i)) }
+            if s.value < 0x10000 {
+                utf16.append(UInt16(s.value))
+                scalarAtUTF16.append(Int32(i))
+            } else { // a surrogate pair (Unicode 15, 3.9 "UTF-16")
+                let v = s.value - 0x10000
+                utf16.append(UInt16(0xD800 + (v >> 10)))
+                utf16.append(UInt16(0xDC00 + (v & 0x3FF)))
+                scalarAtUTF16.append(Int32(i))
+                scalarAtUTF16.append(Int32(i))
+            }
         }
         scalarAtUTF16.append(Int32(scalars.count))
         var breaks = [Int32](repeating: 0, count: utf16.count + 1)
@@ -77,7 +86,11 @@ public struct Segmenter: Sendable {
             }
             var pieceEnd = end
             while pieceEnd > lo && scalars[pieceEnd - 1].properties.isWhitespace { pieceEnd -= 1 }
-            let text = String(String.UnicodeScalarView(scalars[lo..<pieceEnd]))
+            // Through UTF-8 bytes: building a String scalar by scalar costs ~10× more on long texts.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(pieceEnd - lo)
+            for scalar in scalars[lo..<pieceEnd] { UTF8.encode(scalar) { bytes.append($0) } }
+            let text = String(decoding: bytes, as: UTF8.self)
             if TextCleaner.isReadable(text) {
                 result.append(Sentence(range: lo..<pieceEnd, text: text))
             }

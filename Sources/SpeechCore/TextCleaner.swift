@@ -13,6 +13,9 @@ public enum TextCleaner {
 
     /// Cleans `text` as described on the type.
     public static func clean(_ text: String) -> String {
+        // Most text has nothing to clean: one pass over its UTF-8 bytes proves it (a 1 MB text costs ~1 ms here,
+        // against ~0.2 s for the scalar-by-scalar copy below).
+        if !needsCleaning(text) { return text }
         var out = String.UnicodeScalarView()
         var it = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = nil
@@ -54,6 +57,24 @@ public enum TextCleaner {
         return String(out)
     }
 
+    /// Whether `text` holds a scalar that `clean` changes: U+0000–U+0008, U+000B–U+001F, U+007F–U+009F.
+    /// In UTF-8 those are the bytes below 0x20 (but tab and line feed), 0x7F, and 0xC2 followed by 0x80–0x9F.
+    static func needsCleaning(_ text: String) -> Bool {
+        func scan<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+            var previous: UInt8 = 0
+            for b in bytes {
+                if b < 0x20 {
+                    if b != 0x09 && b != 0x0A { return true }
+                } else if b == 0x7F || (previous == 0xC2 && b >= 0x80 && b <= 0x9F) {
+                    return true
+                }
+                previous = b
+            }
+            return false
+        }
+        return text.utf8.withContiguousStorageIfAvailable { scan($0) } ?? scan(text.utf8)
+    }
+
     /// True when `text` has something to read: a scalar that is neither white space, a control character,
     /// nor an invisible format character.
     public static func isReadable(_ text: String) -> Bool {
@@ -74,8 +95,28 @@ public enum TextCleaner {
     public static func title(of text: String, limit: Int = 80) -> String {
         var words: [Substring] = []
         var length = 0
-        let firstLine = text.split(whereSeparator: { $0 == "\n" }).first(where: { !$0.allSatisfy(\.isWhitespace) }) ?? ""
-        for w in firstLine.split(whereSeparator: \.isWhitespace) {
+        // The first line that is not blank, and its words, found without splitting the whole text (which a
+        // 1 MB text would make cost ~0.15 s).
+        var firstLine: Substring = ""
+        var rest = text[...]
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: "\n") ?? rest.endIndex
+            let line = rest[..<end]
+            if !line.allSatisfy(\.isWhitespace) {
+                firstLine = line
+                break
+            }
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+        }
+        var cursor = firstLine.startIndex
+        func nextWord() -> Substring? {
+            while cursor < firstLine.endIndex && firstLine[cursor].isWhitespace { cursor = firstLine.index(after: cursor) }
+            guard cursor < firstLine.endIndex else { return nil }
+            let start = cursor
+            while cursor < firstLine.endIndex && !firstLine[cursor].isWhitespace { cursor = firstLine.index(after: cursor) }
+            return firstLine[start..<cursor]
+        }
+        while let w = nextWord() {
             if length + w.count + (words.isEmpty ? 0 : 1) > limit {
                 if words.isEmpty { return String(w.prefix(limit - 1)) + "…" }
                 // Room for the ellipsis: drop words until the title and "…" fit in `limit`.
