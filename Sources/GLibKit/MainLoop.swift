@@ -73,12 +73,15 @@ public struct FDCondition: OptionSet, Sendable {
     public static let hangup = FDCondition(rawValue: 1 << 1)
     /// `G_IO_ERR` or `G_IO_NVAL`: an error condition, or the descriptor is not open.
     public static let error = FDCondition(rawValue: 1 << 2)
+    /// `G_IO_OUT`: data can be written without blocking.
+    public static let writable = FDCondition(rawValue: 1 << 3)
 
     init(_ condition: GIOCondition) {
         var set: FDCondition = []
         if condition.rawValue & G_IO_IN.rawValue != 0 { set.insert(.readable) }
         if condition.rawValue & G_IO_HUP.rawValue != 0 { set.insert(.hangup) }
         if condition.rawValue & (G_IO_ERR.rawValue | G_IO_NVAL.rawValue) != 0 { set.insert(.error) }
+        if condition.rawValue & G_IO_OUT.rawValue != 0 { set.insert(.writable) }
         self = set
     }
 }
@@ -148,6 +151,19 @@ public enum MainContext {
     @discardableResult
     public static func watch(fd: Int32, _ body: @escaping (_ condition: FDCondition) -> Bool) -> Source {
         let condition = GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue)
+        let dispatch: GUnixFDSourceFunc = { _, condition, pointer in
+            SourceCallback<WatchBody>.from(pointer)(FDCondition(condition)) ? 1 : 0
+        }
+        return Source(id: g_unix_fd_add_full(priorityDefault, fd, condition, dispatch,
+                                             SourceCallback<WatchBody>.retained(body), releaseWatch))
+    }
+
+    /// Calls `body` whenever `fd` can be written without blocking, or is in error or hung up
+    /// (`g_unix_fd_add_full` with `G_IO_OUT | G_IO_HUP | G_IO_ERR`) until `body` returns false. For writing to
+    /// a pipe in non-blocking mode a little at a time; the descriptor is not closed when the watch ends.
+    @discardableResult
+    public static func watchWritable(fd: Int32, _ body: @escaping (_ condition: FDCondition) -> Bool) -> Source {
+        let condition = GIOCondition(G_IO_OUT.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue)
         let dispatch: GUnixFDSourceFunc = { _, condition, pointer in
             SourceCallback<WatchBody>.from(pointer)(FDCondition(condition)) ? 1 : 0
         }

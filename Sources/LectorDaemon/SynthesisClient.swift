@@ -6,8 +6,10 @@ import Synthesis
 ///
 /// Sends requests, decodes the frames the worker streams back on the GLib main loop, and survives the
 /// worker's death: the request it was working on is reported as lost (`onLost`), a new worker is started,
-/// configured as before, and the requests after the lost one are sent again. Nothing here blocks the loop
-/// but writing a request (a few KiB into a pipe that the worker drains).
+/// configured as before, and the requests after the lost one are sent again. Nothing here blocks the loop:
+/// requests go into the worker's pipe in non-blocking mode, and what does not fit waits in `outbox` until the
+/// pipe is writable again (the worker, busy writing audio the daemon has not read yet, may not read requests
+/// for a while; a blocking write would deadlock the two).
 final class SynthesisClient {
     /// A frame for a request still outstanding (stale tags are the owner's to ignore).
     var onFrame: ((WorkerFrame) -> Void)?
@@ -26,6 +28,9 @@ final class SynthesisClient {
     private var outstanding: [(tag: UInt32, request: WorkerRequest, configuration: WorkerRequest?)] = []
     private var nextTag: UInt32 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
+    /// Encoded requests not yet written to the worker's stdin.
+    private var outbox: [UInt8] = []
+    private var writeWatch: Source?
 
     /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed.
     init(argv: [String]) {
@@ -57,9 +62,16 @@ final class SynthesisClient {
     func terminate() {
         watch?.cancel()
         watch = nil
+        dropOutbox()
         process?.kill()
         process = nil
         outstanding.removeAll()
+    }
+
+    private func dropOutbox() {
+        writeWatch?.cancel()
+        writeWatch = nil
+        outbox.removeAll()
     }
 
     private func start() {
@@ -67,6 +79,9 @@ final class SynthesisClient {
         do {
             let child = try ChildProcess(argv: argv)
             process = child
+            dropOutbox()
+            let flags = fcntl(child.stdinFD, F_GETFL)
+            _ = fcntl(child.stdinFD, F_SETFL, flags | O_NONBLOCK)
             watch = MainContext.watch(fd: child.stdoutFD) { [weak self] condition in
                 self?.readable(condition) ?? false
             }
@@ -91,14 +106,36 @@ final class SynthesisClient {
     }
 
     private func send(_ request: WorkerRequest) {
+        guard process != nil else { return }
+        outbox.append(contentsOf: WorkerCodec.encode(request))
+        flush()
+    }
+
+    /// Writes what the pipe takes now; the rest when it is writable again.
+    private func flush() {
         guard let fd = process?.stdinFD else { return }
-        let bytes = WorkerCodec.encode(request)
         var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        while offset < outbox.count {
+            let n = outbox[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             if n > 0 { offset += n; continue }
             if n < 0 && errno == EINTR { continue }
-            return // the worker is gone; its exit is handled by the watch and onExit
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            // The worker is gone; its exit is handled by the watch and onExit (which sends everything again).
+            dropOutbox()
+            return
+        }
+        outbox.removeFirst(offset)
+        if outbox.isEmpty {
+            writeWatch?.cancel()
+            writeWatch = nil
+        } else if writeWatch == nil {
+            writeWatch = MainContext.watchWritable(fd: fd) { [weak self] _ in
+                guard let self else { return false }
+                self.flush()
+                let more = !self.outbox.isEmpty && self.writeWatch != nil
+                if !more { self.writeWatch = nil }
+                return more
+            }
         }
     }
 
@@ -146,6 +183,7 @@ final class SynthesisClient {
         }
         watch?.cancel()
         watch = nil
+        dropOutbox()
         process = nil
         let reason: String
         switch status {
