@@ -1,14 +1,18 @@
 import Testing
 @testable import Synthesis
 
-/// The installed catalogue, read once (espeak_ListVoices is not thread-safe; a static let is initialized once).
-let installedVoices = VoiceCatalog.load()
+/// The installed catalogue, read once and timed (espeak_ListVoices is not thread-safe: no test may list the
+/// voices again while another reads them; a global let is initialized once, under a lock).
+let installedCatalogue: (voices: [Voice], elapsed: Duration) = {
+    let start = ContinuousClock.now
+    let voices = VoiceCatalog.load()
+    return (voices, ContinuousClock.now - start)
+}()
+var installedVoices: [Voice] { installedCatalogue.voices }
 
 @Suite struct VoiceCatalogTests {
     @Test func listsInstalledVoicesWithoutMbrola() throws {
-        let start = ContinuousClock.now
-        let voices = VoiceCatalog.load()
-        let elapsed = ContinuousClock.now - start
+        let (voices, elapsed) = installedCatalogue
         print("VoiceCatalog.load(): \(voices.count) voices in \(elapsed)")
         #expect(voices.count > 100)
         #expect(!voices.contains { $0.identifier.hasPrefix("mb/") })
