@@ -128,45 +128,43 @@ final class OtherPlayers {
     }
 
     func pause() {
-        let bus = connection
-        for name in names(on: bus) where status(of: name, on: bus) == "Playing" {
-            guard (try? bus.call(destination: name, path: "/org/mpris/MediaPlayer2",
-                                 interface: "org.mpris.MediaPlayer2.Player", method: "Pause",
-                                 timeoutMilliseconds: 500, autoStart: false)) != nil else { continue }
-            if let owner = owner(of: name, on: bus) { paused.append(owner) }
+        for owner in players() where status(of: owner) == "Playing" {
+            guard (try? connection.call(destination: owner, path: "/org/mpris/MediaPlayer2",
+                                        interface: "org.mpris.MediaPlayer2.Player", method: "Pause",
+                                        timeoutMilliseconds: 500, autoStart: false)) != nil else { continue }
+            paused.append(owner)
         }
     }
 
     func resume() {
-        guard !paused.isEmpty else { return }
-        let bus = connection
-        for owner in paused where status(of: owner, on: bus) == "Paused" {
-            _ = try? bus.call(destination: owner, path: "/org/mpris/MediaPlayer2",
-                              interface: "org.mpris.MediaPlayer2.Player", method: "Play",
-                              timeoutMilliseconds: 500, autoStart: false)
+        for owner in paused where status(of: owner) == "Paused" {
+            _ = try? connection.call(destination: owner, path: "/org/mpris/MediaPlayer2",
+                                     interface: "org.mpris.MediaPlayer2.Player", method: "Play",
+                                     timeoutMilliseconds: 500, autoStart: false)
         }
         paused = []
     }
 
-    private func names(on bus: DBusConnection) -> [String] {
-        guard let reply = try? bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                        interface: "org.freedesktop.DBus", method: "ListNames",
-                                        timeoutMilliseconds: 500),
+    /// The unique bus names owning an org.mpris.MediaPlayer2.* name, this daemon's own excepted (each owner
+    /// asked for once: it is also what Pause and Play are sent to).
+    private func players() -> [String] {
+        guard let reply = try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                               interface: "org.freedesktop.DBus", method: "ListNames",
+                                               timeoutMilliseconds: 500),
               case .array(_, let items)? = reply.first else { return [] }
-        let own = bus.uniqueName
-        return items.compactMap(\.string).filter {
-            $0.hasPrefix("org.mpris.MediaPlayer2.") && owner(of: $0, on: bus) != own
-        }
+        var seen: Set<String> = [connection.uniqueName]
+        return items.compactMap(\.string).filter { $0.hasPrefix("org.mpris.MediaPlayer2.") }
+            .compactMap(owner(of:)).filter { seen.insert($0).inserted }
     }
 
-    private func owner(of name: String, on bus: DBusConnection) -> String? {
-        (try? bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+    private func owner(of name: String) -> String? {
+        (try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                        interface: "org.freedesktop.DBus", method: "GetNameOwner", arguments: [.string(name)],
                        timeoutMilliseconds: 500))?.first?.string
     }
 
-    private func status(of name: String, on bus: DBusConnection) -> String? {
-        guard let reply = try? bus.call(destination: name, path: "/org/mpris/MediaPlayer2",
+    private func status(of name: String) -> String? {
+        guard let reply = try? connection.call(destination: name, path: "/org/mpris/MediaPlayer2",
                                         interface: "org.freedesktop.DBus.Properties", method: "Get",
                                         arguments: [.string("org.mpris.MediaPlayer2.Player"), .string("PlaybackStatus")],
                                         timeoutMilliseconds: 500, autoStart: false) else { return nil }
