@@ -27,6 +27,8 @@ final class Ducking {
     private let players: OtherPlayers?
     private var active = false
     private let server: SoundServer
+    /// The ducker that puts a crashed daemon's leftovers back when ducking is off (`ducker` otherwise).
+    private var leftoverRestorer: Ducker?
 
     /// Where lowered streams are kept while lowered: one line per sink input,
     /// "INDEX ORIGINAL,… DUCKED,…" (software volumes per channel).
@@ -58,7 +60,10 @@ final class Ducking {
         let leftovers = Self.load()
         guard !leftovers.isEmpty else { return }
         Log.message("putting back the volume of \(leftovers.count) stream(s) a previous Lector lowered")
-        (ducker ?? Ducker(server: server)).restore(leftovers: leftovers)
+        // Kept: the server may not be ready yet, and the leftovers are put back once it is.
+        let restorer = ducker ?? Ducker(server: server)
+        leftoverRestorer = restorer
+        restorer.restore(leftovers: leftovers)
         removeFile(Self.recordPath)
     }
 
