@@ -3,10 +3,16 @@ import PackageDescription
 
 // Module layout and the direction of dependencies: see docs/ARCHITECTURE.md.
 // Every C library is wrapped by a `.systemLibrary` target and imported by exactly one Swift target.
+// `swift build --static-swift-stdlib` for the executables only (tests link the runtime dynamically).
+let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
+
 let package = Package(
     name: "Lector",
     products: [
+        // The command line: links GLib only, so that `lector read` starts fast.
         .executable(name: "lector", targets: ["lector"]),
+        // The daemon, the synthesis worker, `voices` and `read --output` (eSpeak NG, PulseAudio, ICU, CLD2).
+        .executable(name: "lector-daemon", targets: ["lector-daemon"]),
     ],
     targets: [
         // C libraries (module maps only)
@@ -26,15 +32,22 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims"]),
         .target(name: "LanguageDetection", dependencies: ["CLectorCLD2"]),
-        // The daemon, the client and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection"]),
-        .executableTarget(name: "lector", dependencies: ["LectorDaemon"]),
+        // What the command line and the daemon share: bus names, speak options, how input is read
+        .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore"]),
+        // The command line (a D-Bus client of the daemon)
+        .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
+        // The daemon and the worker, wired together
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection"]),
+        // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
+        .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
+        .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
 
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
         .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
-        .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon"]),
+        .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
+        .testTarget(name: "LectorClientTests", dependencies: ["LectorClient"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CGio"]),

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Audio
 import GLibKit
+import LectorCommon
 import SpeechCore
 
 /// `lector daemon`: the one shared instance per desktop session. Owns `org.lector.Lector` (and, with the MPRIS
@@ -143,10 +144,4 @@ public final class Daemon {
             self.mpris.announceChanges()
         }
     }
-}
-
-/// Prints `lector: message` as one line on standard error.
-func printError(_ message: String) {
-    let line = "lector: " + message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
-    fputs(line, stderr)
 }

@@ -1,4 +1,5 @@
 import GLibKit
+import LectorCommon
 import SpeechCore
 import Synthesis
 

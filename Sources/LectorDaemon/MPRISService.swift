@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import GLibKit
+import LectorCommon
 import SpeechCore
 
 /// The MPRIS2 adaptor: `org.mpris.MediaPlayer2` and `org.mpris.MediaPlayer2.Player` at `/org/mpris/MediaPlayer2`
@@ -9,11 +10,11 @@ import SpeechCore
 /// Mapping: PlaybackStatus Playing/Paused/Stopped = reading/paused/stopped; Next/Previous move by sentence;
 /// Rate 1.0 = the default speaking rate (175 wpm); Volume = stream volume; Position = audio heard (µs).
 final class MPRISService: DBusObject {
-    static let path = "/org/mpris/MediaPlayer2"
+    static let path = Names.mprisPath
     static let rootInterface = "org.mpris.MediaPlayer2"
-    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    static let playerInterface = Names.mprisPlayerInterface
     /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
-    static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
+    static let noTrack = Names.mprisNoTrack
     /// `xesam:asText` carries at most this many characters of the text (whole books would travel with every
     /// metadata change otherwise).
     static let maximumAsText = 65_536

@@ -1,4 +1,5 @@
 import GLibKit
+import LectorCommon
 import SpeechCore
 
 /// Tells the person, not only the log, when reading fails: a desktop notification through

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import GLibKit
+import LectorCommon
 import SpeechCore
 import Synthesis
 

@@ -150,17 +150,6 @@ struct SSMLDocument {
         return (text, sentences)
     }
 
-    /// True when `bytes` look like an SSML document: after optional white space and a byte-order mark, an
-    /// XML prolog, comments or a DOCTYPE followed by `<speak`, or `<speak` itself, within the first 4 KiB.
-    static func looksLikeSSML(_ text: String) -> Bool {
-        var head = Substring(text.prefix(4096))
-        head = head.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
-        guard head.hasPrefix("<") else { return false }
-        if head.hasPrefix("<speak") { return true }
-        guard head.hasPrefix("<?xml") || head.hasPrefix("<!--") || head.hasPrefix("<!DOCTYPE") else { return false }
-        return head.contains("<speak")
-    }
-
     /// The 1-based line and column (in characters) of the first `needle` in `text`, ignoring ASCII case.
     private static func position(of needle: String, in text: String) -> (line: Int, column: Int)? {
         let pattern = Array(needle.uppercased().unicodeScalars)

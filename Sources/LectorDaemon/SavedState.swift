@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import GLibKit
+import LectorCommon
 import SpeechCore
 
 /// Keeps the reading across daemon restarts (a crash, a logout): the text and where it was heard, in
@@ -21,14 +22,11 @@ import SpeechCore
 /// The queue of `lector read --queue` is not kept.
 final class StateKeeper {
     /// The folder of the files.
-    static var directory: String { UserDirs.state + "/lector" }
-    static var readingPath: String { directory + "/reading" }
+    static var directory: String { SavedReading.directory }
+    static var readingPath: String { SavedReading.readingPath }
     static var textPath: String { directory + "/text" }
     /// At most one write of `reading` per this many µs.
     static let minimumInterval: Int64 = 1_000_000
-
-    /// Whether a saved reading exists (for `lector resume`, which starts a daemon only then).
-    static var exists: Bool { fileTest(readingPath, .isRegular) }
 
     private struct Snapshot: Equatable {
         var textKey: String

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import GLibKit
+import LectorCommon
 import SpeechCore
 
 /// The sleep timer: reading pauses at a deadline, or at the end of the paragraph being read, after fading out
@@ -91,53 +92,9 @@ final class SleepTimer {
     var description: String? {
         switch mode {
         case .off: return nil
-        case .paragraphEnd: return Self.describe(mode: "paragraph", wallClock: 0)
-        case .at(_, let wallClock): return Self.describe(mode: "time", wallClock: wallClock)
+        case .paragraphEnd: return SleepTimerText.describe(mode: "paragraph", wallClock: 0)
+        case .at(_, let wallClock): return SleepTimerText.describe(mode: "time", wallClock: wallClock)
         }
-    }
-
-    /// Describes the D-Bus form of the timer (see `dbusValue`): "off", "at the end of this paragraph", or
-    /// "until 23:40:05" (local time) for a deadline in µs since the Unix epoch.
-    static func describe(mode: String, wallClock: Int64) -> String {
-        switch mode {
-        case "paragraph": return "at the end of this paragraph"
-        case "time":
-            var seconds = time_t(wallClock / 1_000_000)
-            var parts = tm()
-            localtime_r(&seconds, &parts)
-            func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            return "until \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-        default: return "off"
-        }
-    }
-
-    /// Parses a duration as `lector sleep` takes it: "20m", "90s", "1h30m", "1h 30m", "2.5m", or a bare number
-    /// of minutes ("20"). Returns µs, nil when it is not one.
-    static func parseDuration(_ text: String) -> Int64? {
-        let compact = text.lowercased().filter { !$0.isWhitespace }
-        // Beyond what an `x` holds is simply too long (the daemon refuses more than a day), never a trap.
-        func µs(_ seconds: Double) -> Int64 { seconds * 1_000_000 >= 9.2e18 ? .max : Int64(seconds * 1_000_000) }
-        if let minutes = Double(compact), minutes.isFinite, minutes > 0 { return µs(minutes * 60) }
-        var total = 0.0
-        var number = ""
-        var sawUnit = false
-        for c in compact {
-            if c.isNumber || c == "." {
-                number.append(c)
-                continue
-            }
-            guard let value = Double(number), value.isFinite else { return nil }
-            switch c {
-            case "h": total += value * 3_600
-            case "m": total += value * 60
-            case "s": total += value
-            default: return nil
-            }
-            number = ""
-            sawUnit = true
-        }
-        guard sawUnit, number.isEmpty, total > 0, total.isFinite else { return nil }
-        return µs(total)
     }
 
     /// The D-Bus form (property SleepTimer, `(sx)`): ("off", 0), ("time", deadline in µs since the Unix epoch),

@@ -1,29 +1,9 @@
 import GLibKit
+import LectorCommon
 import LanguageDetection
 import Segmentation
 import SpeechCore
 import Synthesis
-
-/// How a client asks for a text to be read: the options of `lector read` and of the D-Bus `Speak` call.
-struct SpeakOptions: Equatable {
-    /// BCP 47 tag; nil: the voice's language, else detected per paragraph (unsure: the configured default
-    /// language, else the daemon's locale, else English).
-    var language: String?
-    /// eSpeak NG voice name or identifier.
-    var voice: String?
-    /// Words per minute (80...450).
-    var rate: Int?
-    /// 0...99.
-    var pitch: Int?
-    /// Append instead of replacing.
-    var queue = false
-    var title: String?
-    var url: String?
-    /// For a file read before: start from its beginning instead of where it was left off.
-    var fromStart = false
-    /// The text is an SSML document (application/ssml+xml), read in eSpeak NG's SSML mode.
-    var ssml = false
-}
 
 /// Why a text cannot be read, with the D-Bus error name it travels as.
 struct PrepareError: Error, CustomStringConvertible {
@@ -46,10 +26,10 @@ struct PrepareError: Error, CustomStringConvertible {
 /// none is given, matches languages to eSpeak NG voices, cuts the text into sentences. Shared by the daemon and the offline renderer so that both read alike.
 final class UtterancePreparer {
     /// eSpeak NG's limits (speak_lib.h: espeakRATE_MINIMUM 80, espeakRATE_MAXIMUM 450, pitch 0-100).
-    static let rates = 80...450
-    static let defaultRate = 175
-    static let pitches = 0...99
-    static let defaultPitch = 50
+    static let rates = SpeakOptions.rates
+    static let defaultRate = SpeakOptions.defaultRate
+    static let pitches = SpeakOptions.pitches
+    static let defaultPitch = SpeakOptions.defaultPitch
 
     let voices: [Voice]
     let matcher: LanguageMatcher

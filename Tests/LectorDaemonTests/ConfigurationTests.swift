@@ -4,6 +4,7 @@
 import GLibKit
 import Synthesis
 import Testing
+import LectorCommon
 @testable import LectorDaemon
 
 /// The configuration file: defaults, good values applied, bad ones reported with file, line and key and ignored.

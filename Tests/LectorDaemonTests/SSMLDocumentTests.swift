@@ -2,6 +2,7 @@ import Testing
 import GLibKit
 import SpeechCore
 import Synthesis
+import LectorCommon
 @testable import LectorDaemon
 
 @Suite struct SSMLDocumentTests {
@@ -58,9 +59,9 @@ import Synthesis
     }
 
     @Test func detection() {
-        #expect(SSMLDocument.looksLikeSSML("<speak>hi</speak>"))
-        #expect(SSMLDocument.looksLikeSSML("\u{FEFF}  <?xml version=\"1.0\"?>\n<speak>hi</speak>"))
-        #expect(!SSMLDocument.looksLikeSSML("<?xml version=\"1.0\"?><html/>"))
-        #expect(!SSMLDocument.looksLikeSSML("a < b & c > d"))
+        #expect(Input.looksLikeSSML("<speak>hi</speak>"))
+        #expect(Input.looksLikeSSML("\u{FEFF}  <?xml version=\"1.0\"?>\n<speak>hi</speak>"))
+        #expect(!Input.looksLikeSSML("<?xml version=\"1.0\"?><html/>"))
+        #expect(!Input.looksLikeSSML("a < b & c > d"))
     }
 }

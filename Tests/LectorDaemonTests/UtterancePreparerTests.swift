@@ -3,6 +3,7 @@
 #endif
 import SpeechCore
 import Testing
+import LectorCommon
 @testable import LectorDaemon
 
 /// How the preparer chooses languages and voices: per paragraph when none is given, else what is given.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import GLibKit
+import LectorCommon
 
 /// `lector status --follow`: the state, a progress bar and the sentence being read, updated live from
 /// PropertiesChanged and Lector's signals (and every 250 ms while reading, for the position). On a terminal

@@ -5,16 +5,28 @@ import SpeechCore
 /// Where `lector read` gets its text: arguments, `--file`, or standard input (`-`, or no text and a
 /// standard input that is not a terminal). Bytes are decoded as UTF-8 with invalid sequences repaired
 /// (U+FFFD) before anything reaches GLib or D-Bus.
-enum Input {
+public enum Input {
     /// Largest text accepted from a file or standard input (32 MiB).
-    static let maximumBytes = 32 << 20
+    public static let maximumBytes = 32 << 20
 
-    /// `ssml`: the file is an SSML document (its name ends in `.ssml`, or it starts with an XML prolog or
-    /// `<speak>`; see `SSMLDocument.looksLikeSSML`).
-    struct Text { var text: String; var title: String?; var url: String?; var ssml = false }
-    struct Failure: Error { var message: String; var usage = false }
+    /// A text to read: `text` cleaned (`TextCleaner.clean`), `title` the file's name, `url` its `file://`
+    /// URI, `ssml` whether it is an SSML document (its name ends in `.ssml`, or it starts with an XML prolog or
+    /// `<speak>`; see `looksLikeSSML`).
+    public struct Text {
+        public var text: String
+        public var title: String?
+        public var url: String?
+        public var ssml = false
+    }
+    /// Why there is no text: one line; `usage` when the command line was wrong (exit status 2).
+    public struct Failure: Error {
+        public var message: String
+        public var usage = false
+    }
 
-    static func text(arguments: [String], file: String?) -> Result<Text, Failure> {
+    /// The text of `lector read`: `file`'s (see `readFile`), else standard input's when `arguments` is `["-"]`
+    /// or empty with a standard input that is not a terminal, else the arguments joined by spaces.
+    public static func text(arguments: [String], file: String?) -> Result<Text, Failure> {
         if let file {
             guard arguments.isEmpty else { return .failure(Failure(message: "give either TEXT or --file, not both", usage: true)) }
             return readFile(file)
@@ -42,7 +54,7 @@ enum Input {
     /// FIFO without a writer cannot block, then checked with `fstat` on the open descriptor, so the file
     /// cannot be swapped between the check and the read); files on the device of a pseudo file system;
     /// files larger than `maximumBytes` (checked before and while reading).
-    static func readFile(_ path: String) -> Result<Text, Failure> {
+    public static func readFile(_ path: String) -> Result<Text, Failure> {
         func refuse(_ why: String) -> Result<Text, Failure> { .failure(Failure(message: "cannot read \(path): \(why)")) }
         let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
         var candidates = [absolute]
@@ -86,8 +98,20 @@ enum Input {
         }
         let base = path.split(separator: "/").last.map(String.init) ?? path
         let text = TextCleaner.clean(utf8: bytes)
-        let ssml = base.lowercased().hasSuffix(".ssml") || SSMLDocument.looksLikeSSML(text)
+        let ssml = base.lowercased().hasSuffix(".ssml") || looksLikeSSML(text)
         return .success(Text(text: text, title: base, url: pathToFileURI(absolute), ssml: ssml))
+    }
+
+    /// Whether `text` is an SSML document rather than plain text: it starts (after a byte order mark and white
+    /// space) with `<speak`, or with an XML prolog, comment or DOCTYPE followed by `<speak` within 4 KiB
+    /// (SSML 1.1, W3C Recommendation, section 2.1: the root element is `speak`).
+    public static func looksLikeSSML(_ text: String) -> Bool {
+        var head = Substring(text.prefix(4096))
+        head = head.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        guard head.hasPrefix("<") else { return false }
+        if head.hasPrefix("<speak") { return true }
+        guard head.hasPrefix("<?xml") || head.hasPrefix("<!--") || head.hasPrefix("<!DOCTYPE") else { return false }
+        return head.contains("<speak")
     }
 
     private static func readStandardInput() -> Result<Text, Failure> {

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import GLibKit
-import SpeechCore
+import LectorCommon
 
 /// The command-line side: talks to the daemon over the session bus, starting it when asked to.
 final class Client {
@@ -24,7 +24,7 @@ final class Client {
     }
 
     /// Connects to the session bus and makes sure a daemon owns `org.lector.Lector`: by D-Bus activation when
-    /// Lector is installed, else by starting `lector daemon` detached (its log then goes to
+    /// Lector is installed, else by starting `lector-daemon daemon` detached (its log then goes to
     /// `$XDG_STATE_HOME/lector/daemon.log`), then waiting up to 10 s for the name.
     static func connect(startingDaemon: Bool) throws(ConnectError) -> Client {
         let connection: DBusConnection
@@ -66,7 +66,10 @@ final class Client {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, Self.posixSpawnSetsid) // a session of its own: it outlives the terminal
-        let argv = [executablePath(), "daemon"]
+        guard let daemon = DaemonExecutable.path else {
+            throw .cannotStart("lector-daemon was not found (looked for \(DaemonExecutable.candidates.joined(separator: " and ")))")
+        }
+        let argv = [daemon, "daemon"]
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }
         var pid: pid_t = 0
@@ -155,7 +158,7 @@ final class Client {
     /// Calls a method of MPRIS's Player interface on the daemon. Returns the exit status.
     func player(_ method: String, _ arguments: [Variant] = []) -> Int32 {
         do {
-            _ = try connection.call(destination: Names.bus, path: MPRISService.path, interface: MPRISService.playerInterface,
+            _ = try connection.call(destination: Names.bus, path: Names.mprisPath, interface: Names.mprisPlayerInterface,
                                     method: method, arguments: arguments, autoStart: false)
         } catch {
             printError(error.description)
@@ -167,7 +170,7 @@ final class Client {
     /// MPRIS SetPosition on the current track (µs).
     func setPosition(_ microseconds: Int64) -> Int32 {
         guard let metadata = try? mprisProperty("Metadata").dictionary,
-              case .objectPath(let track)? = metadata["mpris:trackid"]?.unboxed, track != MPRISService.noTrack else {
+              case .objectPath(let track)? = metadata["mpris:trackid"]?.unboxed, track != Names.mprisNoTrack else {
             printError("nothing to move in: no text is loaded")
             return 1
         }
@@ -192,8 +195,8 @@ final class Client {
 
     /// One property of MPRIS's Player interface (unboxed).
     func mprisProperty(_ name: String) throws(DBusError) -> Variant {
-        let reply = try connection.call(destination: Names.bus, path: MPRISService.path, interface: "org.freedesktop.DBus.Properties",
-                                        method: "Get", arguments: [.string(MPRISService.playerInterface), .string(name)], autoStart: false)
+        let reply = try connection.call(destination: Names.bus, path: Names.mprisPath, interface: "org.freedesktop.DBus.Properties",
+                                        method: "Get", arguments: [.string(Names.mprisPlayerInterface), .string(name)], autoStart: false)
         return reply.first?.unboxed ?? .string("")
     }
 
@@ -206,7 +209,7 @@ final class Client {
                 printError("unexpected reply from the daemon")
                 return 1
             }
-            print("sleep: \(SleepTimer.describe(mode: mode, wallClock: at))")
+            print("sleep: \(SleepTimerText.describe(mode: mode, wallClock: at))")
             return 0
         } catch {
             printError(error.description)
@@ -245,7 +248,7 @@ final class Client {
         print("length: \(seconds(all["Length"]?.int64 ?? 0))")
         print("sentence: \(sentence)")
         if case .tuple(let t)? = all["SleepTimer"], t.count == 2, let mode = t[0].string, let at = t[1].int64 {
-            print("sleep: \(SleepTimer.describe(mode: mode, wallClock: at))")
+            print("sleep: \(SleepTimerText.describe(mode: mode, wallClock: at))")
         }
         return 0
     }

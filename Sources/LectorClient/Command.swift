@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 import GLibKit
-import SpeechCore
-import Synthesis
+import LectorCommon
 
 /// The `lector` command line: `lector COMMAND [OPTIONS…]`, each command with its own GOptionContext and `--help`.
 public enum Command {
@@ -26,16 +25,19 @@ public enum Command {
 
     /// Runs the command in `arguments` (argv, with argv[0]) and returns the exit status:
     /// 0 success, 1 failure (one line on standard error), 2 usage error, 3 `status` with no daemon.
-    public static func main(_ arguments: [String]) -> Int32 {
+    /// `daemon`, `worker`, `voices` and `read --output` run in `local` when given (in `lector-daemon`); without
+    /// it (in `lector`) the process becomes `lector-daemon` with the same arguments (`DaemonExecutable`).
+    public static func main(_ arguments: [String], local: (any LocalCommands)? = nil) -> Int32 {
         signal(SIGPIPE, SIG_IGN) // a dead worker or client must be an error, not the end of the process
         OptionParser.setProgramName("lector")
         let args = Array(arguments.dropFirst())
         guard let name = args.first, !name.hasPrefix("-") else { return topLevel(arguments) }
         let rest = ["lector " + name] + args.dropFirst()
         switch name {
-        case "worker": return Worker.run(input: 0, output: 1)
-        case "daemon": return daemon(rest)
-        case "read": return read(rest)
+        case "worker", "daemon", "voices":
+            guard let local else { return DaemonExecutable.become(arguments) }
+            return name == "worker" ? local.worker() : name == "daemon" ? local.daemon(rest) : local.voices(rest)
+        case "read": return read(rest, arguments: arguments, local: local)
         case "pause", "resume", "stop", "toggle": return control(name, rest)
         case "status": return status(rest)
         case "sleep": return sleep(rest)
@@ -44,7 +46,6 @@ public enum Command {
         case "rate", "pitch": return prosody(name, rest)
         case "voice": return voice(rest)
         case "position": return position(rest)
-        case "voices": return voices(rest)
         default:
             printError("unknown command '\(name)'; `lector --help` lists the commands")
             return 2
@@ -73,29 +74,9 @@ public enum Command {
         }
     }
 
-    // MARK: daemon
-
-    private static func daemon(_ args: [String]) -> Int32 {
-        let parser = OptionParser(parameterString: "", summary: "Runs Lector's daemon in the foreground: the one reader of this session, on the session bus as org.lector.Lector and org.mpris.MediaPlayer2.lector.")
-        let instance = parser.flag("instance", "A separate player: owns org.mpris.MediaPlayer2.lector.instance<PID> only")
-        let noDuck = parser.flag("no-duck", "Leave other audio alone while reading")
-        let duckLevel = parser.double("duck-level", "Lower other streams on the same sink by DB decibels while reading (default -15)", argument: "DB")
-        let pauseOthers = parser.flag("pause-others", "Instead of lowering other audio, pause the other media players while reading and resume them afterwards")
-        guard let rest = parse(parser, args) else { return 2 }
-        guard rest.isEmpty else { printError("daemon takes no arguments"); return 2 }
-        var ducking: DuckingMode?   // nil: the config file's, else the standard -15 dB
-        if let level = duckLevel.value {
-            guard level.isFinite, abs(level) <= 60 else { printError("--duck-level takes a level from -60 to 0 dB"); return 2 }
-            ducking = .lower(decibels: -abs(level))
-        }
-        if pauseOthers.value { ducking = .pauseOtherPlayers }
-        if noDuck.value { ducking = .off }
-        return Daemon(instance: instance.value, ducking: ducking).run()
-    }
-
     // MARK: read
 
-    private static func read(_ args: [String]) -> Int32 {
+    private static func read(_ args: [String], arguments: [String], local: (any LocalCommands)?) -> Int32 {
         let parser = OptionParser(parameterString: "[TEXT… | -]",
                                   summary: "Reads TEXT aloud (or the file given with --file, or standard input). It replaces what is being read, unless --queue.",
                                   description: "Languages are BCP 47 tags (en, en-GB, pt-BR, de); `lector voices` lists them.")
@@ -110,6 +91,8 @@ public enum Command {
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
         let output = parser.string("output", short: "o", "Render to a WAV file instead of playing (no daemon, no sound server)", argument: "FILE.wav")
         guard let rest = parse(parser, args) else { return 2 }
+        // Rendering runs in lector-daemon; hand over before standard input is read.
+        if output.value != nil, local == nil { return DaemonExecutable.become(arguments) }
 
         var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
         let text: String
@@ -125,19 +108,8 @@ public enum Command {
             options.ssml = ssml.value || input.ssml
         }
 
-        if let output = output.value {
-            let preparer = UtterancePreparer()
-            for problem in preparer.loadConfiguration() { printError("warning: " + problem) }
-            do {
-                let utterance = try preparer.prepare(text, options: options)
-                _ = try OfflineRenderer.render(utterance, to: output)
-                return 0
-            } catch let error as PrepareError {
-                printError(error.message)
-            } catch {
-                printError("\(error)")
-            }
-            return 1
+        if let output = output.value, let local {
+            return local.render(text, options: options, to: output)
         }
 
         let client: Client
@@ -160,7 +132,7 @@ public enum Command {
         guard rest.isEmpty else { printError("\(name) takes no arguments"); return 2 }
         let client: Client
         // resume starts a daemon only to go on with a reading saved by one that ended (StateKeeper).
-        let start = name == "toggle" || (name == "resume" && StateKeeper.exists)
+        let start = name == "toggle" || (name == "resume" && SavedReading.exists)
         do { client = try Client.connect(startingDaemon: start) } catch {
             if case .notRunning = error { return 0 } // nothing reads: nothing to pause or stop
             printError(error.description)
@@ -213,7 +185,7 @@ public enum Command {
             ? "Sets the speaking rate of the text being read (and of the texts queued after it) to WPM words per minute, 80-450 (175 is normal). The change is heard from the next word; the sentence does not start again."
             : "Sets the base pitch of the text being read (and of the texts queued after it), 0-99 (50 is normal). The change is heard from the next word; the sentence does not start again.")
         guard let rest = parse(parser, args) else { return 2 }
-        let range = rate ? UtterancePreparer.rates : UtterancePreparer.pitches
+        let range = rate ? SpeakOptions.rates : SpeakOptions.pitches
         guard rest.count == 1, let value = Int(rest[0]) else {
             printError(rate ? "rate takes one number of words per minute, e.g. `lector rate 220`" : "pitch takes one number from 0 to 99, e.g. `lector pitch 60`")
             return 2
@@ -288,7 +260,7 @@ public enum Command {
             case "off", "cancel": call = ("CancelSleep", [])
             case "paragraph", "para", "p": call = ("SleepAtParagraphEnd", [])
             default:
-                guard let microseconds = SleepTimer.parseDuration(word) else {
+                guard let microseconds = SleepDuration.parse(word) else {
                     printError("'\(word)' is not a duration; try 20m, 90s, 1h30m, paragraph or off")
                     return 2
                 }
@@ -308,33 +280,5 @@ public enum Command {
             guard status == 0 else { return status }
         }
         return client.printSleepTimer()
-    }
-
-    // MARK: voices
-
-    private static func voices(_ args: [String]) -> Int32 {
-        let parser = OptionParser(parameterString: "", summary: "Lists eSpeak NG's voices, one a line: BCP 47 tag, name, identifier, gender (tab-separated).")
-        let lang = parser.string("lang", short: "l", "Only the voices for this language (BCP 47 tag)", argument: "TAG")
-        guard let rest = parse(parser, args) else { return 2 }
-        guard rest.isEmpty else { printError("voices takes no arguments"); return 2 }
-        let voices = VoiceCatalog.load()
-        var selected = voices
-        if let tag = lang.value {
-            let matcher = LanguageMatcher(voices: voices)
-            do {
-                let match = try matcher.match(tag)
-                let primary = match.tag.split(separator: "-").first.map { String($0).lowercased() } ?? ""
-                selected = voices.filter { v in
-                    v == match.voice || v.languages.contains { $0.split(separator: "-").first.map { String($0).lowercased() } == primary }
-                }
-            } catch {
-                printError(error.description)
-                return 1
-            }
-        }
-        for v in selected {
-            print([v.languages.first ?? "", v.name, v.identifier, v.gender.dbusName].joined(separator: "\t"))
-        }
-        return 0
     }
 }

@@ -1,0 +1,53 @@
+@preconcurrency import Glibc
+import GLibKit
+
+/// Prints `lector: message` as one line on standard error (line breaks in `message` become spaces).
+public func printError(_ message: String) {
+    let line = "lector: " + message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
+    fputs(line, stderr)
+}
+
+/// Where the daemon keeps the reading it was doing, so that a daemon started later goes on with it
+/// (`$XDG_STATE_HOME/lector/`, XDG Base Directory Specification).
+public enum SavedReading {
+    /// The folder of the saved state: `$XDG_STATE_HOME/lector` (default `~/.local/state/lector`).
+    public static var directory: String { UserDirs.state + "/lector" }
+    /// The file describing the saved reading (a GKeyFile).
+    public static var readingPath: String { directory + "/reading" }
+    /// Whether a saved reading exists (for `lector resume`, which starts a daemon only then).
+    public static var exists: Bool { fileTest(readingPath, .isRegular) }
+}
+
+/// The commands `lector` hands to `lector-daemon`, the executable that links eSpeak NG, PulseAudio, ICU and
+/// CLD2 (the `lector` command line links GLib only, so that it starts fast). `lector-daemon` runs the same
+/// command line as `lector` with these implemented in-process.
+public protocol LocalCommands {
+    /// `lector daemon [OPTION…]`: `arguments` are argv from the command's name on ("lector daemon", options…).
+    /// Returns the exit status.
+    func daemon(_ arguments: [String]) -> Int32
+    /// `lector worker`: the synthesis worker, speaking the worker protocol on standard input and output.
+    func worker() -> Int32
+    /// `lector voices [--lang TAG]`: `arguments` as for `daemon`. Returns the exit status.
+    func voices(_ arguments: [String]) -> Int32
+    /// `lector read --output FILE.wav`: renders `text` read with `options` to a WAV file at `path`, without a
+    /// daemon or a sound server. Returns the exit status (1 with one line on standard error on failure).
+    func render(_ text: String, options: SpeakOptions, to path: String) -> Int32
+}
+
+/// How the daemon's sleep timer is shown, by `lector status` and in the MPRIS metadata (`lector:sleepTimer`).
+public enum SleepTimerText {
+    /// Describes the D-Bus form of the timer (see `dbusValue`): "off", "at the end of this paragraph", or
+    /// "until 23:40:05" (local time) for a deadline in µs since the Unix epoch.
+    public static func describe(mode: String, wallClock: Int64) -> String {
+        switch mode {
+        case "paragraph": return "at the end of this paragraph"
+        case "time":
+            var seconds = time_t(wallClock / 1_000_000)
+            var parts = tm()
+            localtime_r(&seconds, &parts)
+            func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            return "until \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        default: return "off"
+        }
+    }
+}

@@ -1,0 +1,90 @@
+@preconcurrency import Glibc
+import GLibKit
+import LectorCommon
+import SpeechCore
+import Synthesis
+
+/// The commands that need eSpeak NG, PulseAudio or the rest of the reading machinery, run in the
+/// `lector-daemon` executable; `lector` (the command line, see `LectorClient.Command`) hands them over to it.
+public struct DaemonCommands: LocalCommands {
+    /// The commands of this process.
+    public init() {}
+
+    /// `lector daemon [--instance] [--no-duck] [--duck-level DB] [--pause-others]`: runs the daemon in the
+    /// foreground until SIGTERM/SIGINT. Exit status 0, 1 when the bus or the name cannot be had, 2 on a usage error.
+    public func daemon(_ arguments: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "", summary: "Runs Lector's daemon in the foreground: the one reader of this session, on the session bus as org.lector.Lector and org.mpris.MediaPlayer2.lector.")
+        let instance = parser.flag("instance", "A separate player: owns org.mpris.MediaPlayer2.lector.instance<PID> only")
+        let noDuck = parser.flag("no-duck", "Leave other audio alone while reading")
+        let duckLevel = parser.double("duck-level", "Lower other streams on the same sink by DB decibels while reading (default -15)", argument: "DB")
+        let pauseOthers = parser.flag("pause-others", "Instead of lowering other audio, pause the other media players while reading and resume them afterwards")
+        let rest: [String]
+        do { rest = try parser.parse(arguments) } catch {
+            printError(error.description)
+            return 2
+        }
+        guard rest.isEmpty else { printError("daemon takes no arguments"); return 2 }
+        var ducking: DuckingMode?   // nil: the config file's, else the standard -15 dB
+        if let level = duckLevel.value {
+            guard level.isFinite, abs(level) <= 60 else { printError("--duck-level takes a level from -60 to 0 dB"); return 2 }
+            ducking = .lower(decibels: -abs(level))
+        }
+        if pauseOthers.value { ducking = .pauseOtherPlayers }
+        if noDuck.value { ducking = .off }
+        return Daemon(instance: instance.value, ducking: ducking).run()
+    }
+
+    /// `lector worker`: eSpeak NG synthesis for the daemon, over standard input and output (`Worker`).
+    public func worker() -> Int32 {
+        Worker.run(input: 0, output: 1)
+    }
+
+    /// `lector voices [--lang TAG]`: eSpeak NG's voices, one a line: BCP 47 tag, name, identifier, gender
+    /// (tab-separated). Exit status 1 when TAG matches no voice, 2 on a usage error.
+    public func voices(_ arguments: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "", summary: "Lists eSpeak NG's voices, one a line: BCP 47 tag, name, identifier, gender (tab-separated).")
+        let lang = parser.string("lang", short: "l", "Only the voices for this language (BCP 47 tag)", argument: "TAG")
+        let rest: [String]
+        do { rest = try parser.parse(arguments) } catch {
+            printError(error.description)
+            return 2
+        }
+        guard rest.isEmpty else { printError("voices takes no arguments"); return 2 }
+        let voices = VoiceCatalog.load()
+        var selected = voices
+        if let tag = lang.value {
+            let matcher = LanguageMatcher(voices: voices)
+            do {
+                let match = try matcher.match(tag)
+                let primary = match.tag.split(separator: "-").first.map { String($0).lowercased() } ?? ""
+                selected = voices.filter { v in
+                    v == match.voice || v.languages.contains { $0.split(separator: "-").first.map { String($0).lowercased() } == primary }
+                }
+            } catch {
+                printError(error.description)
+                return 1
+            }
+        }
+        for v in selected {
+            print([v.languages.first ?? "", v.name, v.identifier, v.gender.dbusName].joined(separator: "\t"))
+        }
+        return 0
+    }
+
+    /// `lector read --output FILE.wav`: prepares `text` as the daemon would (configuration included) and
+    /// renders it with a worker to a WAV file (`OfflineRenderer`). Exit status 1 on failure, with one line.
+    public func render(_ text: String, options: SpeakOptions, to path: String) -> Int32 {
+        let preparer = UtterancePreparer()
+        for problem in preparer.loadConfiguration() { printError("warning: " + problem) }
+        do {
+            let utterance = try preparer.prepare(text, options: options)
+            _ = try OfflineRenderer.render(utterance, to: path)
+            return 0
+        } catch let error as PrepareError {
+            printError(error.message)
+        } catch {
+            printError("\(error)")
+        }
+        return 1
+    }
+}
