@@ -763,6 +763,35 @@ class Bench:
                                   espeak_runs=len(espeak), daemon_cpu=d_cpu, worker_cpu=w_cpu, aloud=aloud)
         log("cost: Lector %.2f s CPU, espeak-ng %.2f s CPU for %.0f s of audio" % (l_cpu, e_cpu, audio_s))
 
+    def idle_floor(self):
+        """What the fresh daemon's resident memory is made of: PSS and private memory (smaps_rollup), and the
+        RSS of bench/idle-floor, a C program that only loads the shared libraries the daemon maps."""
+        dpid = self.daemon.pid
+        rollup = {}
+        with open("/proc/%d/smaps_rollup" % dpid) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[2] == "kB":
+                    rollup[parts[0].rstrip(":")] = int(parts[1]) / 1024.0
+        exe = os.path.realpath("/proc/%d/exe" % dpid)
+        libs = []
+        with open("/proc/%d/maps" % dpid) as f:
+            for line in f:
+                parts = line.split()
+                path = parts[5] if len(parts) >= 6 else ""
+                if ".so" in os.path.basename(path) and path != exe and "ld-linux" not in path and path not in libs:
+                    libs.append(path)
+        p = subprocess.Popen([self.o.idle_floor] + libs, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        p.stdout.readline()
+        time.sleep(0.5)
+        floor = proc_status(p.pid, "VmRSS")
+        p.terminate()
+        p.wait()
+        self.extra["idle_parts"] = dict(pss=rollup.get("Pss"), private=rollup.get("Anonymous"),
+                                        floor=floor, libs=len(libs))
+        log("idle: daemon RSS %.1f MB, PSS %.1f MB; its %d shared libraries alone: %.1f MB" % (
+            self.extra["idle_fresh"], rollup.get("Pss", 0), len(libs), floor or 0))
+
     def memory(self):
         dpid = self.daemon.pid
         self.quiet()
@@ -824,6 +853,7 @@ class Bench:
             self.start_daemon()
             time.sleep(0.5)
             self.extra["idle_fresh"] = proc_status(self.daemon.pid, "VmRSS")
+            self.idle_floor()
             self.start_speechd()
             # warm up both: the first reading loads the voice data and starts the worker / the module
             for warm in (lambda: self.dbus.cmd("load " + self.sentence_file) and self.dbus.cmd("speak 175"),
@@ -1143,6 +1173,16 @@ def report(b):
         L.append("Daemon RSS after each of %d more `Speak` calls of the same text (each replacing the last, "
                  "then Stop), MB: %s.\n" % (len(mem["again"]), ", ".join(fmt(x) for x in mem["again"])))
         L.append("Samples (s: daemon MB / worker MB): " + ", ".join("%.0f: %.1f/%.1f" % x for x in s[::max(1, len(s) // 12)]) + "\n")
+    parts = b.extra.get("idle_parts")
+    if parts:
+        own = None if parts["floor"] is None or b.extra.get("idle_fresh") is None else b.extra["idle_fresh"] - parts["floor"]
+        L.append("What the fresh idle daemon's %s MB RSS is made of: `bench/idle-floor`, a C program that only loads the "
+                 "%d shared libraries the daemon maps (dlopen, RTLD_NOW), is resident for %s MB, which any program "
+                 "linking them pays and which every process using them shares; the rest, %s MB, is lector-daemon's "
+                 "own code (with the Swift runtime, linked in) and data. The daemon's PSS (shared pages divided among "
+                 "the processes mapping them) is %s MB; its anonymous memory (heap, stacks) %s MB.\n" % (
+                     fmt(b.extra.get("idle_fresh")), parts["libs"], fmt(parts["floor"]), fmt(own),
+                     fmt(parts["pss"]), fmt(parts["private"])))
     if b.notes:
         L.append("## Notes from this run\n")
         for n in dict.fromkeys(b.notes):  # each once, in order
@@ -1244,6 +1284,7 @@ def main():
     p.add_argument("--root", required=True)
     p.add_argument("--lector", required=True)
     p.add_argument("--client", required=True)
+    p.add_argument("--idle-floor", required=True)
     p.add_argument("--monitor", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--png", required=True)
