@@ -87,6 +87,35 @@ extension Integration {
                     "rendered: \(rendered.summary); played: \(playedAudio.summary); read --wait: \(played)\n\(session.daemonLogs())")
         }
 
+        @Test("lector links neither eSpeak NG, PulseAudio, ICU nor CLD2; it hands daemon, voices and read --output (standard input intact) to lector-daemon, and says so in one line when that is missing")
+        func commandLineIsSmall() async throws {
+            let session = try PrivateSession.require()
+            let ldd = try await session.run("ldd", [Paths.lectorBinary])
+            #expect(ldd.status == 0, "\(ldd)")
+            for heavy in ["libespeak-ng", "libpulse", "libicu", "libcld2", "libswiftCore"] {
+                #expect(!ldd.stdout.contains(heavy), "lector loads \(heavy):\n\(ldd.stdout)")
+            }
+
+            // read --output replaces itself with lector-daemon before reading standard input.
+            let wav = session.directory.appendingPathComponent("stdin.wav")
+            let render = try await session.lector(["read", "--lang", "en", "--output", wav.path, "-"],
+                                                  stdin: Data("Read from standard input.".utf8), timeout: 60)
+            #expect(render.status == 0, "\(render)")
+            #expect(AudioAnalysis(try WAVFile(contentsOf: wav).samples).audibleDuration > 0.5)
+
+            // A lector without its lector-daemon.
+            let alone = session.directory.appendingPathComponent("alone")
+            try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+            let copy = alone.appendingPathComponent("lector").path
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.copyItem(atPath: Paths.lectorBinary, toPath: copy)
+            for command in [["voices"], ["daemon"], ["read", "--output", alone.appendingPathComponent("x.wav").path, "hi"]] {
+                let result = try await session.run(copy, command, timeout: 15)
+                #expect(result.status == 1, "\(command): \(result)")
+                #expect(result.stderrLines.count == 1 && result.stderr.hasPrefix("lector: cannot find lector-daemon"), "\(command): \(result)")
+            }
+        }
+
         @Test("--help works for every command; unknown commands and options are usage errors (exit 2)")
         func helpAndUsage() async throws {
             let session = try PrivateSession.require()
