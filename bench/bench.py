@@ -19,6 +19,7 @@ import platform
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -640,6 +641,20 @@ class Bench:
         log("pause/resume done")
 
     # -- exactness
+    def restart_daemon(self):
+        """A fresh daemon starts a fresh synthesis worker, whose first run is bit-identical to the reference."""
+        self.lector_stop()
+        self.daemon.terminate()
+        try:
+            self.daemon.wait(10)
+        except subprocess.TimeoutExpired:
+            self.daemon.kill()
+            self.daemon.wait()
+        self.daemon_log.close()
+        self.restarts = getattr(self, "restarts", 0) + 1  # keep each daemon's log
+        os.replace(self.daemon_log.name, os.path.join(self.work, "daemon-%d.log" % self.restarts))
+        self.start_daemon()
+
     def exactness(self):
         ref_wav = os.path.join(self.work, "ref.wav")
         argv = [self.o.lector, "read", "--output", ref_wav, "--lang", "en", "--rate", "175", "--file", self.para_file]
@@ -648,10 +663,19 @@ class Bench:
         with wave.open(ref_wav) as w:
             ref = array.array("h")
             ref.frombytes(w.readframes(w.getnframes()))
-        al = Aligner(ref)
-        self.dbus.cmd("load " + self.para_file)
+        renderer = Renderer(self.o.lector, PARA_VOICE, split_sentences(self.para))
+        self.cmdline("exactness: worker", [self.o.lector, "worker"])
+        n = len(renderer.sentences)
+        fresh = renderer.render(tuple(range(n)))
+        if fresh.pcm != ref:
+            self.notes.append("exactness: the bench's own worker rendering (%d sentences, voice %s) differs from "
+                              "the reference; nothing measured" % (n, PARA_VOICE))
+            return
+        self.extra["exact"] = {"trials": 0, "exact": 0}
         for trial in range(max(1, min(self.runs, 5))):
-            # pause/resume
+            # pause/resume, mid-word, on a fresh daemon
+            self.restart_daemon()
+            self.dbus.cmd("load " + self.para_file)
             self.quiet()
             mark0 = self.rec.mark()
             self.dbus.cmd("speak 175")
@@ -667,14 +691,14 @@ class Bench:
             self.rec.wait_until(end)
             self.lector_stop()
             rec = self.rec.samples(mark0, end)
-            r = splice_error(al, rec, pmark - mark0, rmark - mark0)
-            if r is None:
-                self.notes.append("exactness: pause/resume trial %d: the recording could not be aligned with the "
-                                  "reference (pause at %d, resume at %d of %d samples)" % (trial, pmark - mark0, rmark - mark0, len(rec)))
+            r, detail = exact_splice(fresh, rec, (pmark + rmark) // 2 - mark0)
+            self.exact_result("pause/resume", trial, r, detail)
             self.add("exactness: pause/resume, lost(+)/repeated(-)", r)
-            # seeks (absolute, MPRIS SetPosition) while reading: forward past what was synthesized, and back
+            # seeks (absolute, MPRIS SetPosition) while reading: forward, and back into heard audio
             for label, at, target_us in (("seek forward 1 s -> 4 s", 1.0, 4000000 + 313000 * trial),
                                          ("seek back 3 s -> 1 s", 3.0, 1000000 + 313000 * trial)):
+                self.restart_daemon()
+                self.dbus.cmd("load " + self.para_file)
                 self.quiet()
                 mark0 = self.rec.mark()
                 self.dbus.cmd("speak 175")
@@ -686,9 +710,19 @@ class Bench:
                 self.rec.wait_until(end)
                 self.lector_stop()
                 rec = self.rec.samples(mark0, end)
-                r = seek_error(al, rec, smark - mark0, target_us * RATE // 1000000)
+                r, detail = exact_seek(renderer, fresh, rec, target_us * RATE // 1000000)
+                self.exact_result(label, trial, r, detail)
                 self.add("exactness: %s, lost(+)/repeated(-)" % label, r)
+        e = self.extra["exact"]
+        self.notes.append("exactness: %d of %d trials located bit for bit (the others count under \"no result\")"
+                          % (e["exact"], e["trials"]))
         log("exactness done")
+
+    def exact_result(self, label, trial, r, detail):
+        self.extra["exact"]["trials"] += 1
+        if r is not None:
+            self.extra["exact"]["exact"] += 1
+        self.notes.append("exactness: %s trial %d: %s: %s" % (label, trial, "n/a" if r is None else "%+.2f ms" % r, detail))
 
     # -- cost
     def cost(self):
@@ -878,58 +912,141 @@ class Bench:
 
 # ---- Exactness analysis ----------------------------------------------------------------------------------
 
-def envelope(a, block):
-    return [sum(abs(x) for x in a[i:i + block]) for i in range(0, len(a) - block + 1, block)]
+PARA_VOICE = "gmw/en"  # the voice `--lang en` selects; the bench's rendering is checked against the reference
 
 
-class Aligner:
-    """Finds where a stretch of the recording is in the reference. The audio is the same speech but not always
-    the same samples (eSpeak NG's wave generator keeps some state from one synthesis to the next, so only a
-    fresh worker reproduces the reference bit for bit): coarse search on a 10 ms energy envelope, then on a
-    1 ms one, then sample by sample on the absolute difference."""
+def split_sentences(text):
+    """The sample paragraph's sentences as Lector cuts them (checked: rendered one by one they give the
+    reference bit for bit)."""
+    out, start = [], 0
+    for i, c in enumerate(text):
+        if c in ".!?" and (i + 1 == len(text) or text[i + 1] == " "):
+            out.append(text[start:i + 1].strip())
+            start = i + 1
+    if text[start:].strip():
+        out.append(text[start:].strip())
+    return out
 
-    def __init__(self, ref):
-        self.ref = ref
-        self.env10 = envelope(ref, 220)
 
-    def locate(self, rec, at, length=RATE // 5, near=None):
-        """The offset o such that rec[at + k] matches ref[at + k + o], or None (silent or no match).
-        With `near` (a reference index), only ±1 s around it is searched."""
-        snippet = rec[at:at + length]
-        if len(snippet) < length or first_audible(snippet) is None:
-            return None
-        e = envelope(snippet, 220)
-        total = sum(e) or 1
-        best, best_j = None, None
-        n = len(e)
-        lo, hi = 0, len(self.env10) - n + 1
-        if near is not None:
-            lo, hi = max(0, near // 220 - 100), max(0, min(hi, near // 220 + 100))
-        for j in range(lo, hi):
-            d = 0
-            for k in range(n):
-                d += abs(e[k] - self.env10[j + k])
-                if best is not None and d >= best:
-                    break
-            if best is None or d < best:
-                best, best_j = d, j
-        if best is None or best / total > 0.5:  # not this speech
-            return None
-        coarse = best_j * 220
-        best, best_o = None, None
-        for o in range(coarse - 330, coarse + 331):  # sample by sample around it
-            if o < 0 or o + length > len(self.ref):
+class WorkerClient:
+    """`lector worker` driven over its pipe protocol (Synthesis/WorkerProtocol.swift): a fresh eSpeak NG per
+    instance, so that a sequence of sentences is synthesized with exactly the history the daemon's worker had."""
+
+    def __init__(self, lector):
+        self.proc = subprocess.Popen([lector, "worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        if self.frame()[0] != 0x81:
+            raise RuntimeError("lector worker: no ready frame")
+
+    def frame(self):
+        head = self.proc.stdout.read(5)
+        if len(head) < 5:
+            raise RuntimeError("lector worker exited")
+        kind, n = struct.unpack("<BI", head)
+        return kind, self.proc.stdout.read(n)
+
+    def send(self, kind, payload):
+        self.proc.stdin.write(struct.pack("<BI", kind, len(payload)) + payload)
+        self.proc.stdin.flush()
+
+    @staticmethod
+    def string(s):
+        b = s.encode()
+        return struct.pack("<I", len(b)) + b
+
+    def synthesize(self, tag, text, voice, rate=175, pitch=50):
+        """(PCM, word starts in samples from the start of this sentence's audio)."""
+        self.send(0x01, self.string(voice) + struct.pack("<qq", rate, pitch))
+        self.send(0x02, struct.pack("<I", tag) + self.string(text))
+        pcm, words = array.array("h"), []
+        while True:
+            kind, payload = self.frame()
+            if struct.unpack_from("<I", payload)[0] != tag:
                 continue
-            d = 0
-            for k in range(0, length, 2):
-                d += abs(snippet[k] - self.ref[o + k])
-                if best is not None and d >= best:
-                    break
-            if best is None or d < best:
-                best, best_o = d, o
-        if best_o is None or best / (sum(abs(x) for x in snippet[::2]) or 1) > 1.0:
+            if kind == 0x82:
+                pcm.frombytes(payload[4:])
+            elif kind == 0x83:
+                words.append(struct.unpack_from("<qqq", payload, 4)[2])
+            elif kind == 0x84:
+                return pcm, words
+            elif kind == 0x85:
+                raise RuntimeError("lector worker: " + payload[8:].decode(errors="replace"))
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(5)
+
+
+class Rendering:
+    """Sentences synthesized in `order` by one fresh worker: the PCM in that order, where each entry starts, and
+    each entry's word starts (samples from the entry's start)."""
+
+    def __init__(self, order, parts):
+        self.order = order
+        self.pcm = array.array("h")
+        self.starts, self.words = [], []
+        for pcm, words in parts:
+            self.starts.append(len(self.pcm))
+            self.pcm.extend(pcm)
+            self.words.append(words)
+        self.bytes = self.pcm.tobytes()
+
+    def find(self, needle, lo=0, hi=None):
+        """The first index j >= lo (needle starting before hi) with pcm[j:j+len] == needle, or None."""
+        nb = needle.tobytes()
+        end = None if hi is None else min(len(self.bytes), 2 * hi + len(nb))
+        j = self.bytes.find(nb, 2 * max(0, lo), end)
+        while j != -1 and j % 2:
+            j = self.bytes.find(nb, j + 1, end)
+        return None if j == -1 else j // 2
+
+
+class Renderer:
+    def __init__(self, lector, voice, sentences):
+        self.lector, self.voice, self.sentences = lector, voice, sentences
+        self.cache = {}
+
+    def render(self, order):
+        if order not in self.cache:
+            w = WorkerClient(self.lector)
+            try:
+                self.cache[order] = Rendering(order, [w.synthesize(i + 1, self.sentences[s], self.voice)
+                                                      for i, s in enumerate(order)])
+            finally:
+                w.close()
+        return self.cache[order]
+
+
+SNIPPET = 256  # samples compared exactly to locate a stretch of the recording (11.6 ms)
+
+
+def locate(rendering, rec, at, lo=0, hi=None, tries=8):
+    """(rec index i, rendering index j) with rec[i:i+SNIPPET] == pcm[j:j+SNIPPET] at one j only in [lo, hi),
+    trying audible snippets from `at` on, or None."""
+    i = first_audible(rec, at)
+    for _ in range(tries):
+        if i is None or i + SNIPPET > len(rec):
             return None
-        return best_o - at
+        j = rendering.find(rec[i:i + SNIPPET], lo, hi)
+        if j is not None and rendering.find(rec[i:i + SNIPPET], j + 1, hi) is None:  # only where unique
+            return i, j
+        i = first_audible(rec, i + SNIPPET)
+    return None
+
+
+def match_forward(rec, i, pcm, j):
+    """The first k >= 0 where rec[i+k] != pcm[j+k] (or either ends)."""
+    k = 0
+    while i + k < len(rec) and j + k < len(pcm) and rec[i + k] == pcm[j + k]:
+        k += 1
+    return k
+
+
+def match_back(rec, i, pcm, j, floor):
+    """The smallest i' >= floor such that rec[i':i] == pcm[j-(i-i'):j]."""
+    while i > floor and j > 0 and rec[i - 1] == pcm[j - 1]:
+        i -= 1
+        j -= 1
+    return i
 
 
 def audible_between(ref, a, b):
@@ -945,64 +1062,70 @@ def signed_gap(ref, heard_until, heard_from):
     return 0.0
 
 
-def splice_error(al, rec, pause_at, resume_at):
-    """ms of reference audio lost (+) or repeated (-) across a pause (rec index pause_at) and resume.
-    Needs the pause to fall on a loud moment (mid-word): the last audible sample before the silence and the
-    first after it then both lie inside speech, and their places in the reference give the answer."""
-    # the pause is the silent stretch that holds the middle of [pause_at, resume_at]
-    mid = (pause_at + resume_at) // 2
-    if mid >= len(rec) or abs(rec[mid]) >= THRESHOLD:
-        return None
-    last = mid
-    while last >= 0 and abs(rec[last]) < THRESHOLD:
-        last -= 1
-    first = mid
-    while first < len(rec) and abs(rec[first]) < THRESHOLD:
-        first += 1
-    if last < 0 or first >= len(rec):
-        return None
-    start = first_audible(rec)
-    lead = first_audible(al.ref) or 0
-    if start is None:
-        return None
-    at1 = max(0, last - int(0.4 * RATE))
-    off1 = al.locate(rec, at1, int(0.4 * RATE), near=at1 - start + lead)
-    off2 = None if off1 is None else al.locate(rec, first, int(0.4 * RATE), near=last + 1 + off1)
-    if off1 is None or off2 is None:
-        return None
-    # a little of quiet signal (|x| < THRESHOLD) may sit on either side: compare in the reference
-    return signed_gap(al.ref, last + 1 + off1, first + off2)
+def exact_splice(fresh, rec, mid):
+    """(ms lost (+) / repeated (-), detail) across a pause/resume, `mid` a recording index inside the pause.
+    The reading before the pause is located in the reference by exact sample match and followed sample by sample
+    to where it stops matching (the pause); the reading after it is located likewise and followed back to where
+    it starts matching. A cork/uncork keeps one run, so both stretches are the reference's own samples."""
+    first = locate(fresh, rec, 0)
+    if first is None:
+        return None, "the start of the reading is not in the reference"
+    i0, j0 = first
+    cut = i0 + match_forward(rec, i0, fresh.pcm, j0)
+    heard_until = cut - i0 + j0
+    second = locate(fresh, rec, max(cut, mid), lo=heard_until - RATE, hi=heard_until + RATE)
+    if second is None:
+        return None, "the audio after the resume is not in the reference within 1 s of the pause"
+    i1, j1 = second
+    start = match_back(rec, i1, fresh.pcm, j1, cut)
+    heard_from = start - i1 + j1
+    return signed_gap(fresh.pcm, heard_until, heard_from), (
+        "%d samples bit-identical up to reference sample %d, then from reference sample %d on"
+        % (cut - i0, heard_until, heard_from))
 
 
-def seek_error(al, rec, seek_at, target):
-    """ms between where the audio after a seek starts in the reference and the target (+ skipped, - early).
-    The new run's start is where the recording stops matching the reference at the new run's offset,
-    walking back in 1 ms steps from 300 ms after the seek."""
-    probe = seek_at + int(0.3 * RATE)
-    while probe < len(rec) and first_audible(rec[probe:probe + RATE // 5]) is None:
-        probe += RATE // 10
-    off = al.locate(rec, probe, near=target + probe - seek_at)
-    if off is None:
-        return None
-    # walk back in 5 ms blocks while the energy matches the reference at that offset (within a factor ~2)
-    i = probe
-    step = 110
-    misses = 0
-    while i - step > seek_at:
-        a = sum(abs(x) for x in rec[i - step:i])
-        j = i - step + off
-        if j < 0:
+def exact_seek(renderer, fresh, rec, target):
+    """(ms lost (+) / repeated (-), detail) at a seek to reference sample `target`.
+    The old run is located in the reference and followed to where it stops. The new run re-synthesizes the
+    target's sentence with the worker's history (the sentences the old run asked for, then the new run's), so
+    its samples are not the reference's: the bench renders that history with a fresh worker of its own for each
+    possible last sentence the old run asked for, and takes the one that holds the new audio bit for bit. Where
+    the new audio starts is then exact in that rendering; it is compared with where it should start there: the
+    word holding the target, by as much as the target lies into that word in the reference (at most to the next
+    word's start), since timing within a sentence differs from one synthesis to the next by tens of ms."""
+    n = len(renderer.sentences)
+    first = locate(fresh, rec, 0)
+    if first is None:
+        return None, "the start of the reading is not in the reference"
+    i0, j0 = first
+    cut = i0 + match_forward(rec, i0, fresh.pcm, j0)
+    k = max(s for s in range(n) if fresh.starts[s] <= target)
+    into = target - fresh.starts[k]
+    found = None
+    for last in range(n):
+        rendering = renderer.render(tuple(range(last + 1)) + tuple(range(k, min(n, k + 3))))
+        base = rendering.starts[last + 1]
+        hit = locate(rendering, rec, cut, lo=base)
+        if hit is not None:
+            found = rendering, base, last, hit
             break
-        b = sum(abs(x) for x in al.ref[j:j + step])
-        if abs(a - b) > 0.5 * max(a, b, step * QUIET):
-            misses += 1
-            if misses == 2:
-                i += step
-                break
-        else:
-            misses = 0
-        i -= step
-    return signed_gap(al.ref, target, i + off)
+    if found is None:
+        return None, "the audio after the seek matches no rendering of sentence %d" % (k + 1)
+    rendering, base, last, (i1, j1) = found
+    start = match_back(rec, i1, rendering.pcm, j1, cut)
+    got = start - i1 + j1 - base  # samples into the re-synthesized sentence where the new audio starts
+    old, new = fresh.words[k], rendering.words[last + 1]
+    sentence_end = rendering.starts[last + 2] - base if last + 2 < len(rendering.starts) else len(rendering.pcm) - base
+    if len(old) != len(new):
+        due = into
+    else:
+        w = max([-1] + [x for x in range(len(old)) if old[x] <= into])
+        anchor_old, anchor_new = (0, 0) if w < 0 else (old[w], new[w])
+        bound = new[w + 1] if w + 1 < len(new) else sentence_end
+        due = min(anchor_new + into - anchor_old, bound)
+    r = signed_gap(rendering.pcm, base + due, base + got)
+    return r, ("sentence %d, target %d samples into it; new audio from sample %d of its re-synthesis (history: "
+               "sentences 1-%d), due at %d" % (k + 1, into, got, last + 1, due))
 
 
 # ---- Report ----------------------------------------------------------------------------------------------
@@ -1106,7 +1229,7 @@ def report(b):
         ("Audio lost (+) / repeated (-) at a seek back into heard audio, ms (worst)",
          None if ex_s is None else (ex_s[2] if abs(ex_s[2]) >= abs(ex_s[0]) else ex_s[0]), "0 lost, ≤ one word repeated",
          verdict(None if ex_s is None else (ex_s[2] <= 0 and -ex_s[0] <= 300))),
-        ("Audio lost (+) / repeated (-) at a seek forward past synthesis, ms (worst)",
+        ("Audio lost (+) / repeated (-) at a seek forward (1 s → 4 s and later), ms (worst)",
          None if ex_f is None else (ex_f[2] if abs(ex_f[2]) >= abs(ex_f[0]) else ex_f[0]), "0 lost, ≤ one word repeated",
          verdict(None if ex_f is None else (ex_f[2] <= 0 and -ex_f[0] <= 300))),
         ("CPU, Lector (daemon + worker) / `espeak-ng -w`, same text", ratio(cost.get("lector_cpu"), cost.get("espeak_cpu")),
@@ -1226,16 +1349,22 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   the pause, and takes the start of the first silence after "now" that lasts 500 ms (waiting up to 8 s). **Resume to sound**: "now", resume,
   first audible sample. For Lector: MPRIS `Pause`/`Play` over the open bus connection, and `playerctl -p lector
   pause|play` (process start included); for speech-dispatcher: `PAUSE self`/`RESUME self` over SSIP.
-- **Exactness**: `lector read --output` renders the sample paragraph uninterrupted (the reference). The daemon
-  then reads it with a pause/resume (MPRIS, mid-word), and separately with a `SetPosition` to 4 s while at
-  1 s. Stretches of the recording are located in the reference by exact sample match (the null sink passes the
-  stream's samples unchanged); walking sample by sample to where the match ends before the pause and begins
-  after the resume gives the reference audio lost (+) or repeated (-); stretches that are silent in the
-  reference (|x| < 8) count as 0. For a seek, the start of the new audio is compared with the target.
-  Only a fresh worker reproduces the reference bit for bit (eSpeak NG's wave generator keeps state from one
-  synthesis to the next), so stretches are aligned on their energy envelope (10 ms, then sample by sample):
-  the resolution is a few ms, and a trial that cannot be aligned (a pause right at a word's end, an underrun
-  between the two stretches) counts under "no result".
+- **Exactness**: `lector read --output` renders the sample paragraph uninterrupted (the reference). Before each
+  trial the daemon is restarted, so its synthesis worker is fresh and its reading is the reference bit for bit
+  (eSpeak NG keeps state from one synthesis to the next: the same sentence synthesized after other sentences
+  differs in its samples and by tens of ms in its pauses). The daemon then reads the paragraph with a
+  pause/resume (MPRIS, mid-word), or with a `SetPosition` to 4 s while at 1 s, or to 1 s while at 3 s.
+  Stretches of the recording are located by exact match of 256 samples (the null sink passes the stream's
+  samples unchanged) and followed sample by sample. Pause/resume: the reading before the pause matches the
+  reference up to the sample where it stopped, the reading after the resume from the sample where it went on;
+  the difference is the reference audio lost (+) or repeated (-). A seek re-synthesizes the target's sentence
+  after whatever the old run had asked the worker for, so the bench drives `lector worker` itself (its pipe
+  protocol) to render that history with a fresh worker, for each possible last sentence asked for, and keeps
+  the rendering that holds the new audio bit for bit; the new audio's first sample is then exact in it and is
+  compared with where it is due: the start of the word holding the target plus as much as the target lies
+  into that word in the reference (at most up to the next word), word starts being the worker's word events.
+  Stretches silent in the reference (|x| < 8) count as 0. A trial whose audio cannot be located bit for bit
+  counts under "no result"; the notes give each trial's figure and the samples it rests on.
 - **Cost**: CPU = utime + stime of the daemon and its worker (and of reaped children), from /proc, over the
   whole reading; peak RSS = VmHWM after resetting it (/proc/PID/clear_refs) before the reading. espeak-ng's
   figures are its rusage (`os.wait4`). **Memory while reading 1 MB**: VmRSS of the daemon and the worker

@@ -30,6 +30,10 @@ final class ReadingEngine {
     /// Per utterance id: the synthesized length of each sentence in samples, once known, as heard (a sentence
     /// whose rate changed while it was read counts its old-rate start and its new-rate rest).
     private var durations: (utterance: UInt64, samples: [Int?])?
+    /// Where the words of the most recently synthesized sentences (at most 32) start, in samples from the
+    /// sentence's start, from the same synthesis as their `durations`: a run that starts inside one of them
+    /// finds its place by word (`SeekAnchor`).
+    private var wordStarts: [Int: [Int64]] = [:]
     /// Where the sound server was lost: utterance, sentence, and samples heard into that sentence; the run
     /// that resumes there skips them.
     private var kept: (utterance: UInt64, sentence: Int, offset: Int64)?
@@ -86,7 +90,7 @@ final class ReadingEngine {
             return min(length, samples * 1_000_000 / Int64(Self.sampleRate))
         }
         // Never past what was synthesized, but a seek's target counts as heard before its audio arrives.
-        let samples = startSample(of: run.firstSentence) + max(run.skip, min(run.heard, run.timeline))
+        let samples = startSample(of: run.firstSentence) + max(run.skip, min(run.heard, run.timeline)) - run.shift
         return min(length, samples * 1_000_000 / Int64(Self.sampleRate))
     }
 
@@ -124,7 +128,7 @@ final class ReadingEngine {
         while index + 1 < u.sentences.count && startSample(of: index + 1) <= t { index += 1 }
         let skip = t - startSample(of: index)
         try apply { m throws(SpeechError) in try m.jump(toSentence: index) }
-        run?.skip = skip
+        if let run { startInside(run, skip: skip) }
         return true
     }
 
@@ -182,6 +186,7 @@ final class ReadingEngine {
         endRun()
         if durations?.utterance != u.id {
             durations = (u.id, Array(repeating: nil, count: u.sentences.count))
+            wordStarts = [:]
         }
         if case .failed = server.state { server.connect() }
         let stream = PlaybackStream(server: server, name: u.title, sampleRate: Self.sampleRate, properties: [
@@ -193,7 +198,7 @@ final class ReadingEngine {
         let run = Run(utterance: u, firstSentence: sentence, stream: stream)
         run.streamLanguage = u.voice(ofSentence: sentence).language
         self.run = run
-        run.skip = keptOffset(at: sentence, of: u)
+        startInside(run, skip: keptOffset(at: sentence, of: u))
         kept = nil
         stream.onWritable = { [unowned self, unowned run] _ in if self.run === run { self.feed() } }
         stream.onDrained = { [unowned self, unowned run] in if self.run === run { self.drained() } }
@@ -203,6 +208,14 @@ final class ReadingEngine {
         }
         requestMore()
         if !corked { scheduleTick() }
+    }
+
+    /// Starts `run` `skip` samples into its first sentence, as measured in that sentence's last synthesis: the
+    /// run synthesizes it again, so the place is taken by word where its words are known (`SeekAnchor`), and
+    /// nothing is written to the stream until the new synthesis has placed that word.
+    private func startInside(_ run: Run, skip: Int64) {
+        run.skip = skip
+        run.anchor = skip > 0 ? wordStarts[run.firstSentence].map { SeekAnchor(offset: skip, wordStarts: $0) } : nil
     }
 
     // MARK: a long pause costs nothing
@@ -279,6 +292,7 @@ final class ReadingEngine {
     /// change is heard at the next word, and the position only ever moves forward.
     private func changeProsody(_ u: Utterance) {
         guard let run, run.utterance.id == u.id else { return }
+        run.anchor = nil // the first sentence's request may be dropped: its place stays the plain sample offset
         let old = run.utterance
         run.utterance = u
         // Sentences before this run keep the lengths they had (estimated at the old rate where not synthesized),
@@ -371,10 +385,23 @@ final class ReadingEngine {
             let offset = run.utterance.sentences[index].range.lowerBound + entry.textOffset
             run.events.append(.init(sample: base + Int64(sample),
                                     kind: .word(offset + start..<offset + start + length, sentence: index)))
+            guard entry.textOffset == 0 else { return }
+            run.words[tag, default: []].append(Int64(sample))
+            if let anchor = run.anchor, index == run.firstSentence, base == 0,
+               let skip = anchor.skip(newWordStarts: run.words[tag]!) {
+                let asked = run.skip - run.shift
+                run.skip = max(run.skipped, skip) // word frames come before the audio that holds them
+                run.shift = run.skip - asked
+                feed()
+            }
         case .end(let tag, let samples):
             guard let index = run.begin(tag), let entry = run.inFlight.first(where: { $0.tag == tag }) else { return }
             if durations?.utterance == run.utterance.id, index < durations!.samples.count {
                 durations!.samples[index] = Int(entry.prefix) + samples
+                wordStarts[index] = entry.textOffset == 0 ? run.words[tag] ?? [] : nil
+                if wordStarts.count > 32, let far = wordStarts.keys.max(by: { abs($0 - index) < abs($1 - index) }) {
+                    wordStarts[far] = nil
+                }
             }
             finish(tag)
         case .failed(let tag, let message):
@@ -396,6 +423,8 @@ final class ReadingEngine {
 
     private func finish(_ tag: UInt32) {
         guard let run else { return }
+        if run.sentenceStart[tag] == 0 { run.anchor = nil } // its words are all known: the skip is final
+        run.words[tag] = nil
         run.inFlight.removeAll { $0.tag == tag }
         requestMore()
         feed()
@@ -406,6 +435,7 @@ final class ReadingEngine {
     /// Writes what the stream asks for; drains once everything of the utterance is written.
     private func feed() {
         guard let run else { return }
+        if let anchor = run.anchor, anchor.skip(newWordStarts: run.firstWords) == nil { return } // not placed yet
         if run.skipped < run.skip { // a seek inside a sentence: drop the audio before the target
             let drop = Int(min(run.skip - run.skipped, Int64(run.pcm.count - run.pcmStart)))
             run.pcmStart += drop
@@ -518,6 +548,15 @@ private final class Run {
     /// them have been dropped so far.
     var skip: Int64 = 0
     var skipped: Int64 = 0
+    /// Where in its first sentence this run starts, by word, until that sentence's synthesis has ended.
+    var anchor: SeekAnchor?
+    /// `skip` as placed by the anchor minus `skip` as asked: the position is reported as asked (the target a
+    /// seek was given), not in the new synthesis's samples. 0 without an anchor.
+    var shift: Int64 = 0
+    /// Word starts of each plain request in flight, in samples from its start (`WorkerFrame.word`).
+    var words: [UInt32: [Int64]] = [:]
+    /// Word starts so far of the request whose audio starts this run's timeline.
+    var firstWords: [Int64] { sentenceStart.first { $0.value == 0 }.flatMap { words[$0.key] } ?? [] }
 
     /// The point of this run's timeline being heard now, in samples.
     var heard: Int64 { skip + stream.playedSamples }
