@@ -324,6 +324,7 @@ final class ReadingEngine {
                 run.inFlight = []
                 run.nextToRequest = first.index
             }
+            forgetSyntheses(from: run.nextToRequest, of: u)
             requestMore()
             return
         }
@@ -338,7 +339,9 @@ final class ReadingEngine {
         switch event.kind {
         case .sentence(let index):
             run.nextToRequest = index
+            forgetSyntheses(from: index, of: u)
         case .word(let range, let index):
+            forgetSyntheses(from: index + 1, of: u)
             let sentence = u.sentences[index]
             let offset = range.lowerBound - sentence.range.lowerBound
             let rest = String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
@@ -349,6 +352,15 @@ final class ReadingEngine {
         }
         requestMore()
         feed()
+    }
+
+    /// Sentences from `index` on are synthesized again at `u`'s new settings: what was measured of their old
+    /// synthesis no longer holds, so their lengths are estimated at the new rate until they are synthesized
+    /// (`mpris:length` follows a rate change at once) and their word starts are forgotten.
+    private func forgetSyntheses(from index: Int, of u: Utterance) {
+        guard durations?.utterance == u.id, index < durations!.samples.count else { return }
+        for i in index..<durations!.samples.count { durations!.samples[i] = nil }
+        wordStarts = wordStarts.filter { $0.key < index }
     }
 
     // MARK: synthesis
