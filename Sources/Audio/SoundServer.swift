@@ -82,9 +82,9 @@ public final class SoundServer {
     /// GLib (2.74, Debian 12) blocks a source that cannot recurse while dispatching it: it takes the source's
     /// file descriptors out of the poll set and puts them back afterwards, and each of those changes signals the
     /// context's wakeup eventfd. libpulse's source holds a few descriptors (the server's socket, the shared-memory
-    /// ring buffer's eventfds), so every dispatch (the server asking for audio 25 times a second, timing
-    /// replies) cost half a dozen eventfd writes and a second, empty main-loop iteration: about 70 extra
-    /// wakeups and 270 syscalls per second of reading. Recursion itself never happens here: nothing iterates the
+    /// ring buffer's eventfds), so every dispatch (the server asking for audio 25 times a second, the
+    /// releases of the blocks written, timing replies) cost about three eventfd writes and an extra, empty
+    /// main-loop iteration: some 70 iterations and 270 writes per second of reading. Recursion itself never happens here: nothing iterates the
     /// main context from inside a libpulse callback.
     ///
     /// `pa_glib_mainloop` is a `GSource` (libpulse-mainloop-glib makes it with `g_source_new` and its first
