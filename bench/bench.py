@@ -726,9 +726,15 @@ class Bench:
 
     # -- cost
     def cost(self):
+        # LECTOR_BENCH_COST_PARAGRAPHS=N reads N sample paragraphs (~37 s each) instead of the 10-minute text,
+        # for quicker iterations on the cost alone.
+        long_file = self.long_file
+        paragraphs = os.environ.get("LECTOR_BENCH_COST_PARAGRAPHS")
+        if paragraphs and not self.o.smoke:
+            long_file = self.write("cost.txt", "\n".join([self.para] * max(1, int(paragraphs))) + "\n")
         # espeak-ng rendering the same text to a file, with its own rusage
         out = os.path.join(self.work, "espeak-long.wav")
-        argv = ["espeak-ng", "-v", "en", "-s", "175", "-w", out, "-f", self.long_file]
+        argv = ["espeak-ng", "-v", "en", "-s", "175", "-w", out, "-f", long_file]
         self.cmdline("cost: espeak-ng", argv)
         espeak = []
         for _ in range(1 if self.o.smoke else 3):
@@ -740,6 +746,23 @@ class Bench:
             audio_s = w.getnframes() / w.getframerate()
         e_cpu = statistics.median(c for c, _ in espeak)
         e_rss = max(r for _, r in espeak)
+        # The floor of real-time playback: the same PCM, already synthesized, played in real time through
+        # PulseAudio with Lector's buffer (tlength 100 ms, minreq 40 ms, PlaybackStream.swift) by pacat, its CPU
+        # from rusage; the first minute of the text (all of it in the smoke run), CPU per audio second.
+        with wave.open(out) as w:
+            rate = w.getframerate()
+            pcm = w.readframes(rate * (20 if self.o.smoke else 60))
+        floor_raw = os.path.join(self.work, "floor-cost.raw")
+        with open(floor_raw, "wb") as f:
+            f.write(pcm)
+        floor_s = len(pcm) / 2 / rate
+        argv = ["pacat", "--raw", "--format=s16le", "--rate=%d" % rate, "--channels=1", "--latency-msec=100",
+                "--process-time-msec=40", floor_raw]
+        self.cmdline("cost: floor (pacat, same buffer)", argv)
+        self.quiet()
+        p = subprocess.Popen(argv)
+        _, _, ru = os.wait4(p.pid, 0)
+        floor = dict(cpu=ru.ru_utime + ru.ru_stime, audio_s=floor_s)
         # espeak-ng reading aloud (real time, through PulseAudio): the sample paragraph, for CPU per audio second
         aloud_file = self.sentence_file if self.o.smoke else self.para_file
         aloud_wav = os.path.join(self.work, "aloud.wav")
@@ -771,7 +794,7 @@ class Bench:
             return own, workers
         seen = set(workers)
         before = cpu_now(seen)
-        self.dbus.cmd("load " + self.long_file)
+        self.dbus.cmd("load " + long_file)
         t0 = time.perf_counter()
         self.dbus.cmd("speak 175")
         time.sleep(1)
@@ -794,7 +817,8 @@ class Bench:
         d_hwm = proc_status(dpid, "VmHWM")
         self.extra["cost"] = dict(audio_s=audio_s, wall=wall, lector_cpu=l_cpu, espeak_cpu=e_cpu,
                                   espeak_rss=e_rss, daemon_hwm=d_hwm, worker_hwm=peak_worker,
-                                  espeak_runs=len(espeak), daemon_cpu=d_cpu, worker_cpu=w_cpu, aloud=aloud)
+                                  espeak_runs=len(espeak), daemon_cpu=d_cpu, worker_cpu=w_cpu, aloud=aloud,
+                                  floor=floor)
         log("cost: Lector %.2f s CPU, espeak-ng %.2f s CPU for %.0f s of audio" % (l_cpu, e_cpu, audio_s))
 
     def idle_floor(self):
@@ -1281,6 +1305,19 @@ def report(b):
         L.append("| `espeak-ng` reading aloud through PulseAudio (%.0f s of speech): CPU per audio second, ms | "
                  "| %.2f | %s |" % (a["audio_s"], 1000 * a["cpu"] / a["audio_s"],
                                     fmt(ratio(cost["lector_cpu"] / cost["audio_s"], a["cpu"] / a["audio_s"]), 2)))
+        fl = cost.get("floor")
+        if fl:
+            floor_ms = 1000 * fl["cpu"] / fl["audio_s"]   # CPU per audio second of real-time playback alone
+            daemon_ms = 1000 * cost["daemon_cpu"] / cost["audio_s"]
+            best = cost["worker_cpu"] + floor_ms * cost["audio_s"] / 1000
+            L.append("| Floor: the same PCM played in real time by `pacat` with Lector's buffer (tlength 100 ms, "
+                     "minreq 40 ms; first %.0f s): CPU per audio second, ms | daemon %.2f | %.2f | daemon / floor %s |"
+                     % (fl["audio_s"], daemon_ms, floor_ms, fmt(ratio(daemon_ms, floor_ms), 2)))
+            L.append("| Synthesis + playing: worker + floor × audio seconds, CPU s | %.2f of Lector's %.2f | "
+                     "%.2f (`espeak-ng -w` + floor) | Lector / (worker + floor) %s; best reachable vs `espeak-ng -w` %s |"
+                     % (best, cost["lector_cpu"], cost["espeak_cpu"] + floor_ms * cost["audio_s"] / 1000,
+                        fmt(ratio(cost["lector_cpu"], best), 2),
+                        fmt(ratio(cost["espeak_cpu"] + floor_ms * cost["audio_s"] / 1000, cost["espeak_cpu"]), 2)))
         L.append("| Peak RSS, MB | daemon %s, worker %s | %.1f | |" % (fmt(cost["daemon_hwm"]), fmt(cost["worker_hwm"]),
                                                                        cost["espeak_rss"]))
         L.append("")
@@ -1367,7 +1404,10 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   counts under "no result"; the notes give each trial's figure and the samples it rests on.
 - **Cost**: CPU = utime + stime of the daemon and its worker (and of reaped children), from /proc, over the
   whole reading; peak RSS = VmHWM after resetting it (/proc/PID/clear_refs) before the reading. espeak-ng's
-  figures are its rusage (`os.wait4`). **Memory while reading 1 MB**: VmRSS of the daemon and the worker
+  figures are its rusage (`os.wait4`). The floor of real-time playback is `pacat`'s rusage playing the first
+  minute of `espeak-ng -w`'s rendering of the text in real time with Lector's buffer settings (tlength 100 ms,
+  minreq 40 ms): what feeding PulseAudio in real time costs at all, without synthesis, D-Bus or events; worker
+  + floor is what reading aloud could cost at best. **Memory while reading 1 MB**: VmRSS of the daemon and the worker
   every 0.5 s; halfway a `SetPosition` one hour into the text.
 - **Control latency**: round trips measured by the client around the blocking call, while reading.
 """

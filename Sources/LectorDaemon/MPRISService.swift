@@ -89,7 +89,9 @@ final class MPRISService: DBusObject {
 
     func property(_ name: String, interface: String) throws(DBusError) -> Variant {
         if interface == Self.playerInterface && name == "Position" { return .int64(engine.position) }
-        let all = interface == Self.rootInterface ? rootProperties() : playerProperties()
+        // Metadata (the sentence, the text's first characters) is built only when it is asked for: a client
+        // polling PlaybackStatus while reading costs a few µs instead of building it each time.
+        let all = interface == Self.rootInterface ? rootProperties() : playerProperties(metadata: name == "Metadata")
         guard let value = all[name] else { throw .unknownProperty("no property \(name) in \(interface)") }
         return value
     }
@@ -177,7 +179,8 @@ final class MPRISService: DBusObject {
         ]
     }
 
-    private func playerProperties() -> [String: Variant] {
+    /// The player interface's properties but Position; with `metadata` false, Metadata is left out.
+    private func playerProperties(metadata withMetadata: Bool = true) -> [String: Variant] {
         let m = engine.manager
         let loaded = m.current != nil
         let status: String
@@ -187,12 +190,11 @@ final class MPRISService: DBusObject {
         case .stopped: status = "Stopped"
         }
         let rate = Double(m.current?.rate ?? UtterancePreparer.defaultRate) / Double(UtterancePreparer.defaultRate)
-        return [
+        var properties: [String: Variant] = [
             "PlaybackStatus": .string(status),
             "LoopStatus": .string("None"),
             "Rate": .double(rate),
             "Shuffle": .bool(false),
-            "Metadata": metadata(),
             "Volume": .double(engine.volume),
             "MinimumRate": .double(Self.minimumRate),
             "MaximumRate": .double(Self.maximumRate),
@@ -203,6 +205,8 @@ final class MPRISService: DBusObject {
             "CanSeek": .bool(loaded),
             "CanControl": .bool(true),
         ]
+        if withMetadata { properties["Metadata"] = metadata() }
+        return properties
     }
 
     private func metadata() -> Variant {

@@ -179,7 +179,9 @@ final class ReadingEngine {
             }
         }
         if announced { length = currentLength }
-        onChange?()
+        // Words alone change nothing to announce, save or duck: no `onChange` for them (comparing every
+        // property for a PropertiesChanged cost more than the Word signal itself, several times a second).
+        if announced || actions.isEmpty { onChange?() }
     }
 
     private func start(_ u: Utterance, at sentence: Int, corked: Bool) {

@@ -293,14 +293,21 @@ struct PayloadReader {
     mutating func samples() throws(WorkerProtocolError) -> [Int16] {
         let count = end - index
         guard count % 2 == 0 else { throw WorkerProtocolError("worker protocol: odd audio payload length") }
-        var out = [Int16](repeating: 0, count: count / 2)
-        for i in 0..<out.count {
-            let lo = UInt16(bytes[index + 2 * i])
-            let hi = UInt16(bytes[index + 2 * i + 1])
-            out[i] = Int16(bitPattern: lo | hi << 8)
-        }
+        let start = index
         index = end
+        // Little-endian on the wire as in memory (on little-endian hosts): one copy of the payload rather than a
+        // loop over its bytes, for the ~44 KB of audio a second the daemon reads from the worker.
+        let out = [Int16](unsafeUninitializedCapacity: count / 2) { buffer, initialized in
+            bytes.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<end]))
+            }
+            initialized = count / 2
+        }
+        #if _endian(big)
+        return out.map { Int16(littleEndian: $0) }
+        #else
         return out
+        #endif
     }
 
     func finish() throws(WorkerProtocolError) {
