@@ -48,8 +48,9 @@ public struct Segmenter: Sendable {
 
         var result: [Sentence] = []
         var start = 0
+        var cursor = (index: text.unicodeScalars.startIndex, offset: 0)
         for end in ends where end > start {
-            appendPieces(of: scalars, start..<end, to: &result)
+            appendPieces(of: scalars, start..<end, in: text, cursor: &cursor, to: &result)
             start = end
         }
         return result
@@ -109,8 +110,16 @@ public struct Segmenter: Sendable {
             count = last.range.lowerBound
             stop = scalars.index(start, offsetBy: count)
         }
+        var cursor = (index: start, offset: 0)
+        func index(_ target: Int) -> String.Index {
+            cursor.index = scalars.index(cursor.index, offsetBy: target - cursor.offset)
+            cursor.offset = target
+            return cursor.index
+        }
         for i in found.indices {
-            found[i].range = found[i].range.lowerBound + offset..<found[i].range.upperBound + offset
+            let r = found[i].range
+            let slice = Substring(scalars[index(r.lowerBound)..<index(r.upperBound)])
+            found[i] = Sentence(range: r.lowerBound + offset..<r.upperBound + offset, text: slice)
         }
         return (found, stop, offset + count)
     }
@@ -161,8 +170,20 @@ public struct Segmenter: Sendable {
             // The last sentence may go on past the window: the next slice cuts it again from its start.
             (stop, count) = advance(from: first, scalars: found.removeLast().range.lowerBound)
         }
+        // Each sentence's text becomes a slice of `text` itself (the window's copy is dropped).
+        var byte = first, scalar = 0
+        func index(_ target: Int) -> String.Index {
+            while scalar < target {
+                byte += 1
+                scalar += 1
+                while byte < bytes.count && bytes[byte] & 0xC0 == 0x80 { byte += 1 }
+            }
+            return utf8.index(utf8.startIndex, offsetBy: byte)
+        }
         for i in found.indices {
-            found[i].range = found[i].range.lowerBound + offset..<found[i].range.upperBound + offset
+            let r = found[i].range
+            let slice = Substring(text.unicodeScalars[index(r.lowerBound)..<index(r.upperBound)])
+            found[i] = Sentence(range: r.lowerBound + offset..<r.upperBound + offset, text: slice)
         }
         return (found, utf8.index(utf8.startIndex, offsetBy: stop), offset + count)
     }
@@ -181,7 +202,15 @@ public struct Segmenter: Sendable {
         return ri.contains(previous.value) && ri.contains(next.value)
     }
 
-    private func appendPieces(of scalars: [Unicode.Scalar], _ range: Range<Int>, to result: inout [Sentence]) {
+    /// Appends the pieces of `scalars[range]` (the scalars of `text`) to `result`, their texts slices of `text`;
+    /// `cursor` is an index of `text.unicodeScalars` and its offset, moved forward as pieces are found.
+    private func appendPieces(of scalars: [Unicode.Scalar], _ range: Range<Int>, in text: String,
+                              cursor: inout (index: String.Index, offset: Int), to result: inout [Sentence]) {
+        func index(_ offset: Int) -> String.Index {
+            cursor.index = text.unicodeScalars.index(cursor.index, offsetBy: offset - cursor.offset)
+            cursor.offset = offset
+            return cursor.index
+        }
         var lo = range.lowerBound, hi = range.upperBound
         while lo < hi && scalars[lo].properties.isWhitespace { lo += 1 }
         while hi > lo && scalars[hi - 1].properties.isWhitespace { hi -= 1 }
@@ -198,13 +227,10 @@ public struct Segmenter: Sendable {
             }
             var pieceEnd = end
             while pieceEnd > lo && scalars[pieceEnd - 1].properties.isWhitespace { pieceEnd -= 1 }
-            // Through UTF-8 bytes: building a String scalar by scalar costs ~10× more on long texts.
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(pieceEnd - lo)
-            for scalar in scalars[lo..<pieceEnd] { UTF8.encode(scalar) { bytes.append($0) } }
-            let text = String(decoding: bytes, as: UTF8.self)
-            if TextCleaner.isReadable(text) {
-                result.append(Sentence(range: lo..<pieceEnd, text: text))
+            // A slice of `text`, not a copy (scalar-exact: a String subscript would round to characters).
+            let piece = Substring(text.unicodeScalars[index(lo)..<index(pieceEnd)])
+            if TextCleaner.isReadable(piece) {
+                result.append(Sentence(range: lo..<pieceEnd, text: piece))
             }
             lo = end
             while lo < hi && scalars[lo].properties.isWhitespace { lo += 1 }

@@ -107,7 +107,7 @@ public enum TextCleaner {
 
     /// True when `text` has something to read: a scalar that is neither white space, a control character,
     /// nor an invisible format character.
-    public static func isReadable(_ text: String) -> Bool {
+    public static func isReadable(_ text: some StringProtocol) -> Bool {
         text.unicodeScalars.contains { s in
             let p = s.properties
             if p.isWhitespace { return false }

@@ -14,8 +14,14 @@ public struct Sentence: Equatable, Sendable {
     /// Where the sentence lies in `Utterance.text`, in Unicode scalar values (code points), 0-based.
     /// Never starts or ends with white space.
     public var range: Range<Int>
-    /// The sentence's own text: exactly the scalars of `range`.
-    public var text: String
+    /// The sentence's text: exactly the scalars of `range` (made on each use from `textSlice`).
+    public var text: String {
+        get { String(textSlice) }
+        set { textSlice = Substring(newValue) }
+    }
+    /// The sentence's text as stored: a slice of the text it was cut from (the utterance's text, shared, not
+    /// copied: a 1 MB text is not held a second time by its sentences), or a string of its own.
+    public private(set) var textSlice: Substring
     /// The language and voice it is read with: an index into `Utterance.voices` (0, the utterance's first
     /// voice, unless a text mixes languages).
     public var voice: Int
@@ -26,8 +32,14 @@ public struct Sentence: Equatable, Sendable {
     /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`),
     /// read with `Utterance.voices[voice]`, and for SSML the markup to synthesize.
     public init(range: Range<Int>, text: String, voice: Int = 0, markup: String? = nil) {
+        self.init(range: range, text: Substring(text), voice: voice, markup: markup)
+    }
+
+    /// Makes a sentence whose text is a slice of a longer string, typically the utterance's text, which it
+    /// shares instead of copying (`text.unicodeScalars.count == range.count`).
+    public init(range: Range<Int>, text: Substring, voice: Int = 0, markup: String? = nil) {
         self.range = range
-        self.text = text
+        textSlice = text
         self.voice = voice
         self.markup = markup
     }
