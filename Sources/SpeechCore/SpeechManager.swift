@@ -176,7 +176,6 @@ public struct SpeechManager: Sendable {
         // Released first: appending copies no sentence when no one else holds the utterance.
         current = nil
         let single = u.voices.count == 1
-        u.sentences.reserveCapacity(u.sentences.count + sentences.count)
         for var s in sentences {
             if single || !u.voices.indices.contains(s.voice) { s.voice = 0 }
             u.sentences.append(s)
