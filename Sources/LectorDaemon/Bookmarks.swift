@@ -29,10 +29,12 @@ final class Bookmarks {
     }
 
     /// The sentence to start `utterance` at: its file's bookmark, or nil (no file, no bookmark, another text).
+    /// While the utterance is still being cut into sentences (`Utterance.isComplete` false), the bookmark may
+    /// lie past the sentences it has so far.
     func resumePoint(for utterance: Utterance) -> Int? {
         guard let uri = utterance.url, let entry = entries.first(where: { $0.uri == uri }),
               entry.hash == Self.hash(utterance.text), entry.sentence > 0,
-              entry.sentence < utterance.sentences.count else { return nil }
+              !utterance.isComplete || entry.sentence < utterance.sentences.count else { return nil }
         return entry.sentence
     }
 

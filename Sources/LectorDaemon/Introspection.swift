@@ -75,8 +75,9 @@ enum Introspection {
     <property name="State" type="s" access="read"/>
     <!-- The current (or last) utterance's id; 0 when none. -->
     <property name="Utterance" type="t" access="read"/>
-    <!-- The current (or last) utterance's whole text. -->
-    <property name="Text" type="s" access="read"/>
+    <!-- The current (or last) utterance's whole text. A new text is announced in PropertiesChanged's
+         invalidated_properties, without its value (a book would go to every listener): Get it. -->
+    <property name="Text" type="s" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="invalidates"/></property>
     <!-- The language (BCP 47) and voice name of the sentence being heard: a text given no language is read
          paragraph by paragraph in the language detected for each, so these may change while it is read. -->
     <property name="Language" type="s" access="read"/>

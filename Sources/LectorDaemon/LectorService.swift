@@ -10,6 +10,10 @@ final class LectorService: DBusObject {
     private let preparer: UtterancePreparer
     private weak var connection: DBusConnection?
     private var announced: [String: Variant] = [:]
+    /// The utterance whose `Text` clients were last told of (Text is announced as invalidated, not sent).
+    private var announcedText: UInt64 = 0
+    /// The rest of a long text, cut into sentences while its start is read.
+    private let pending: PendingSentences
     /// The sleep timer behind SleepAfter, SleepAtParagraphEnd, CancelSleep and the SleepTimer property.
     var sleepTimer: SleepTimer?
     /// Where files were left off, for Speak with a `url`.
@@ -18,13 +22,17 @@ final class LectorService: DBusObject {
     init(engine: ReadingEngine, preparer: UtterancePreparer) {
         self.engine = engine
         self.preparer = preparer
+        let pending = PendingSentences(engine: engine)
+        self.pending = pending
+        engine.prepareRest = { [unowned pending] in pending.finish() }
     }
 
     /// Exports the object on `connection` (before the bus name is owned).
     func export(on connection: DBusConnection) throws(GLibError) {
         self.connection = connection
         _ = try connection.register(self, path: Names.path, interface: Names.interface, introspectionXML: Introspection.lector)
-        announced = properties()
+        announced = properties(text: false)
+        announcedText = engine.manager.current?.id ?? 0
     }
 
     // MARK: DBusObject
@@ -96,15 +104,31 @@ final class LectorService: DBusObject {
     // MARK: methods
 
     /// Reads `text` with `options`; returns the utterance id.
+    ///
+    /// A text that is read at once is prepared only up to its first paragraph break after a few KB, so that
+    /// the first sound does not wait for the rest; the rest is cut in idle slices (`PendingSentences`). A
+    /// queued text is prepared whole.
     func speak(_ text: String, options: SpeakOptions) throws(DBusError) -> UInt64 {
-        let utterance: Utterance
-        do { utterance = try preparer.prepare(text, options: options) } catch {
+        let prepared: (Utterance, SentenceCutter?)
+        let atOnce = !options.queue || engine.manager.state == .stopped
+        do {
+            if atOnce {
+                prepared = try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength)
+            } else {
+                prepared = (try preparer.prepare(text, options: options), nil)
+            }
+        } catch {
             Log.message("refused a text: \(error.message)")
             throw DBusError(name: error.name, message: error.message)
         }
+        var utterance = prepared.0
+        let rest = prepared.1
         try transition { m in m.speak(utterance, queue: options.queue) }
-        // A file read before continues where it was left off.
+        if engine.manager.current?.id == utterance.id { pending.begin(rest, utterance: utterance.id) }
+        // A file read before continues where it was left off (the sentences up to there are cut first).
         if !options.queue, !options.fromStart, let index = bookmarks?.resumePoint(for: utterance) {
+            if index >= utterance.sentences.count { pending.finish() }
+            if let u = engine.manager.current, u.id == utterance.id { utterance = u }
             Log.message("continuing \(utterance.url ?? "") at sentence \(index + 1) of \(utterance.sentences.count)")
             try? engine.apply { m throws(SpeechError) in try m.jump(toSentence: index) }
         }
@@ -177,28 +201,38 @@ final class LectorService: DBusObject {
     }
 
     /// Announces the properties that changed since the last announcement (one PropertiesChanged, or none).
+    ///
+    /// `Text` travels in `invalidated_properties` only (its introspection says
+    /// `org.freedesktop.DBus.Property.EmitsChangedSignal` "invalidates"): a whole book would otherwise be sent
+    /// to every listener with each new text; clients that want it Get it.
     func announceChanges() {
-        let now = properties()
+        let now = properties(text: false)
         let changed = now.filter { announced[$0.key] != $0.value }
-        guard !changed.isEmpty else { return }
+        let text = engine.manager.current?.id ?? 0
+        let invalidated = text != announcedText ? ["Text"] : []
+        guard !changed.isEmpty || !invalidated.isEmpty else { return }
         announced = now
-        connection?.emitPropertiesChanged(path: Names.path, interface: Names.interface, changed: changed)
+        announcedText = text
+        connection?.emitPropertiesChanged(path: Names.path, interface: Names.interface, changed: changed,
+                                          invalidated: invalidated)
     }
 
-    private func properties() -> [String: Variant] {
+    /// Every property but Position; `Text` only with `text` (see `announceChanges`).
+    private func properties(text: Bool = true) -> [String: Variant] {
         let m = engine.manager
         let u = m.current
         let sentence = u.map { $0.sentences[min(m.sentenceIndex, $0.sentences.count - 1)].range } ?? 0..<0
-        return [
+        var all: [String: Variant] = [
             "State": .string(m.state.rawValue),
             "Utterance": .uint64(u?.id ?? 0),
-            "Text": .string(u?.text ?? ""),
             "Language": .string(u?.voice(ofSentence: m.sentenceIndex).language ?? ""),
             "Voice": .string(u?.voice(ofSentence: m.sentenceIndex).name ?? ""),
             "Sentence": .tuple([.uint32(UInt32(m.sentenceIndex)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))]),
             "Length": .int64(engine.length),
             "SleepTimer": sleepTimer?.dbusValue ?? .tuple([.string("off"), .int64(0)]),
         ]
+        if text { all["Text"] = .string(u?.text ?? "") }
+        return all
     }
 }
 

@@ -27,6 +27,8 @@ final class MPRISService: DBusObject {
     private let artURL: String?
     /// Shown in the metadata as `lector:sleepTimer` while set.
     var sleepTimer: SleepTimer?
+    /// `xesam:asText` of the last utterance whose metadata was made.
+    private var asTextCache: (utterance: UInt64, text: String)?
 
     init(engine: ReadingEngine, lector: LectorService, quit: @escaping () -> Void) {
         self.engine = engine
@@ -61,7 +63,8 @@ final class MPRISService: DBusObject {
             try transition { m throws(SpeechError) in try m.toggle() }
         case (Self.playerInterface, "Stop"): try transition { m in m.stop() }
         case (Self.playerInterface, "Next"):
-            guard let u = m.current, m.sentenceIndex + 1 < u.sentences.count else { break }
+            if let u = m.current, !u.isComplete, m.sentenceIndex + 1 >= u.sentences.count { engine.prepareRest?() }
+            guard let u = engine.manager.current, m.sentenceIndex + 1 < u.sentences.count else { break }
             try jump(to: m.sentenceIndex + 1)
         case (Self.playerInterface, "Previous"):
             guard m.current != nil else { break }
@@ -198,7 +201,7 @@ final class MPRISService: DBusObject {
             "Volume": .double(engine.volume),
             "MinimumRate": .double(Self.minimumRate),
             "MaximumRate": .double(Self.maximumRate),
-            "CanGoNext": .bool(m.current.map { m.sentenceIndex + 1 < $0.sentences.count } ?? false),
+            "CanGoNext": .bool(m.current.map { m.sentenceIndex + 1 < $0.sentences.count || !$0.isComplete } ?? false),
             "CanGoPrevious": .bool(loaded),
             "CanPlay": .bool(loaded),
             "CanPause": .bool(loaded),
@@ -216,9 +219,15 @@ final class MPRISService: DBusObject {
         let sentence = u.sentences[min(engine.manager.sentenceIndex, u.sentences.count - 1)].text
         let voice = u.voice(ofSentence: engine.manager.sentenceIndex) // a text may change language per paragraph
         // Whether the text is longer than maximumAsText, without counting all of it (a 1 MB text took ~30 ms on
-        // every announcement).
-        let cut = u.text.index(u.text.startIndex, offsetBy: Self.maximumAsText, limitedBy: u.text.endIndex)
-        let asText = cut.map { $0 < u.text.endIndex ? String(u.text[..<$0]) + "…" : u.text } ?? u.text
+        // every announcement), and once per text (64 K characters still cost ~0.5 ms on each announcement).
+        let asText: String
+        if let cached = asTextCache, cached.utterance == u.id {
+            asText = cached.text
+        } else {
+            let cut = u.text.index(u.text.startIndex, offsetBy: Self.maximumAsText, limitedBy: u.text.endIndex)
+            asText = cut.map { $0 < u.text.endIndex ? String(u.text[..<$0]) + "…" : u.text } ?? u.text
+            asTextCache = (u.id, asText)
+        }
         var d: [String: Variant] = [
             "mpris:trackid": .objectPath(trackID),
             "mpris:length": .int64(engine.length),

@@ -22,6 +22,9 @@ final class ReadingEngine {
     var onEvent: ((SpeechEvent, Int64) -> Void)?
     /// Something clients may show changed (state, utterance, sentence, length, volume): announce it, coalesced.
     var onChange: (() -> Void)?
+    /// Cuts the rest of the current utterance into sentences now, when it is still being cut in slices
+    /// (`Utterance.pendingText` > 0; see `PendingSentences`). Called before anything that needs every sentence.
+    var prepareRest: (() -> Void)?
 
     private let server: SoundServer
     private let synthesis: SynthesisClient
@@ -61,6 +64,16 @@ final class ReadingEngine {
     func apply(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(SpeechError) {
         let actions = try body(&manager)
         perform(actions)
+    }
+
+    /// Appends sentences cut from the rest of utterance `id` (`SpeechManager.extend`; see `PendingSentences`).
+    func extend(utterance id: UInt64, with sentences: [Sentence], pendingText: Int) {
+        // The run's copy of the utterance is about to be replaced by the extended one: dropping its sentences
+        // first lets the manager append without copying all of them (a 1 MB text has ~10,000).
+        if let run, run.utterance.id == id, let u = manager.current, u.id == id, !u.isComplete {
+            run.utterance.sentences = []
+        }
+        perform(manager.extend(utterance: id, with: sentences, pendingText: pendingText))
     }
 
     /// Sets the stream volume (linear, clamped to 0...1).
@@ -105,7 +118,17 @@ final class ReadingEngine {
     /// The length as known now (see `length`), µs.
     private var currentLength: Int64 {
         guard let u = manager.current else { return 0 }
-        return startSample(of: u.sentences.count) * 1_000_000 / Int64(Self.sampleRate)
+        return (startSample(of: u.sentences.count) + pendingEstimate(u)) * 1_000_000 / Int64(Self.sampleRate)
+    }
+
+    /// The text not cut into sentences yet, estimated in samples like the sentences before it (their mean
+    /// length in scalars tells how many sentence pauses it holds).
+    private func pendingEstimate(_ u: Utterance) -> Int64 {
+        guard u.pendingText > 0, let last = u.sentences.last else { return 0 }
+        let perSentence = max(1, last.range.upperBound / u.sentences.count)
+        let sentences = (u.pendingText + perSentence - 1) / perSentence
+        let seconds = Double(u.pendingText) / 6 / Double(max(u.rate, 1)) * 60 + 0.3 * Double(sentences)
+        return Int64(seconds * Double(Self.sampleRate))
     }
 
     /// Moves to `target` µs of the current utterance (below 0 → 0): to the sentence that holds it, skipping
@@ -115,6 +138,7 @@ final class ReadingEngine {
     /// - Throws: `SpeechError.nothingToPlay` with no text.
     @discardableResult
     func seek(to target: Int64) throws(SpeechError) -> Bool {
+        if manager.current?.isComplete == false { prepareRest?() }
         guard let u = manager.current else { throw .nothingToPlay }
         // µs → samples without overflow: Seek(Int64.max) is a valid call (it acts as Next).
         let (scaled, overflow) = max(0, target).multipliedReportingOverflow(by: Int64(Self.sampleRate))
@@ -152,13 +176,20 @@ final class ReadingEngine {
     // MARK: actions
 
     private func perform(_ actions: [SpeechAction]) {
-        // A word heard changes nothing clients see; anything else is announced, and the length with it.
-        let announced = actions.contains { if case .emit(.word) = $0 { return false } else { return true } }
+        // A word heard changes nothing clients see, nor do more sentences cut from the text (their length is
+        // taken with the next change); anything else is announced, and the length with it.
+        let announced = actions.contains {
+            switch $0 {
+            case .emit(.word), .extend: return false
+            default: return true
+            }
+        }
         if announced { length = currentLength }
         for action in actions {
             switch action {
             case .start(let u, let sentence, let corked): start(u, at: sentence, corked: corked)
             case .changeProsody(let u): changeProsody(u)
+            case .extend(let u): extend(u)
             case .cork:
                 run?.stream.setCorked(true)
                 stopTicking()
@@ -181,7 +212,15 @@ final class ReadingEngine {
         if announced { length = currentLength }
         // Words alone change nothing to announce, save or duck: no `onChange` for them (comparing every
         // property for a PropertiesChanged cost more than the Word signal itself, several times a second).
-        if announced || actions.isEmpty { onChange?() }
+        // More sentences alone change nothing clients see until the text is complete (CanGoNext may turn false).
+        let quiet = !actions.isEmpty && actions.allSatisfy {
+            switch $0 {
+            case .emit(.word): return true
+            case .extend(let u): return !u.isComplete
+            default: return false
+            }
+        }
+        if !quiet { onChange?() }
     }
 
     private func start(_ u: Utterance, at sentence: Int, corked: Bool) {
@@ -363,6 +402,17 @@ final class ReadingEngine {
         guard durations?.utterance == u.id, index < durations!.samples.count else { return }
         for i in index..<durations!.samples.count { durations!.samples[i] = nil }
         wordStarts = wordStarts.filter { $0.key < index }
+    }
+
+    /// More sentences of the current utterance were cut (`SpeechAction.extend`): the run goes on into them.
+    private func extend(_ u: Utterance) {
+        if durations?.utterance == u.id, durations!.samples.count < u.sentences.count {
+            durations!.samples += Array(repeating: nil, count: u.sentences.count - durations!.samples.count)
+        }
+        guard let run, run.utterance.id == u.id else { return }
+        run.utterance = u
+        requestMore()
+        feed()
     }
 
     // MARK: synthesis
@@ -582,8 +632,8 @@ private final class Run {
         self.nextToRequest = firstSentence
     }
 
-    /// All sentences of the utterance have been synthesized (or skipped).
-    var synthesisDone: Bool { nextToRequest >= utterance.sentences.count && inFlight.isEmpty }
+    /// All sentences of the utterance have been synthesized (or skipped), and none is left to be cut.
+    var synthesisDone: Bool { nextToRequest >= utterance.sentences.count && inFlight.isEmpty && utterance.isComplete }
 
     /// The sentence index for `tag` if it belongs to this run; on its first frame, marks where its audio starts
     /// and queues its sentence event there.

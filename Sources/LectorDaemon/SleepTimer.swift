@@ -52,6 +52,7 @@ final class SleepTimer {
     /// Pauses reading at the end of the paragraph being read.
     /// - Throws: `DBusError` org.lector.Lector1.Error.NothingToPlay when nothing is being read or paused.
     func pauseAtParagraphEnd() throws(DBusError) {
+        if engine.manager.current?.isComplete == false { engine.prepareRest?() } // the paragraph's end may not be cut yet
         let m = engine.manager
         guard let u = m.current, m.state != .stopped, !u.sentences.isEmpty else {
             throw DBusError(name: "org.lector.Lector1.Error.NothingToPlay", message: "nothing is being read")

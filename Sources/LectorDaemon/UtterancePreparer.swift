@@ -85,9 +85,25 @@ final class UtterancePreparer {
         return configured.flatMap { matcher.voice(named: $0) } ?? match.voice
     }
 
-    /// Makes the utterance for `text` (already decoded; it is cleaned here).
+    /// Makes the utterance for `text` (already decoded; it is cleaned here), every sentence cut.
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
     func prepare(_ text: String, options: SpeakOptions) throws(PrepareError) -> Utterance {
+        let (start, rest) = try prepareStart(text, options: options, firstSlice: Int.max)
+        var utterance = start
+        if let rest {
+            while !rest.isDone { utterance.sentences += rest.next(approximately: Int.max) }
+            utterance.pendingText = 0
+        }
+        return utterance
+    }
+
+    /// Makes the utterance for `text` (already decoded; it is cleaned here) with its first sentences only:
+    /// about `firstSlice` scalars of it (to the next paragraph break), at least one sentence. The rest, if any,
+    /// is returned to be cut later (`SentenceCutter.next`, then `SpeechManager.extend`); the utterance's
+    /// `pendingText` says how much of it is left. SSML documents are always prepared whole.
+    /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
+    func prepareStart(_ text: String, options: SpeakOptions,
+                      firstSlice: Int) throws(PrepareError) -> (Utterance, SentenceCutter?) {
         let rate = options.rate ?? configuration.rate ?? Self.defaultRate
         guard Self.rates.contains(rate) else {
             throw .invalid("rate \(rate) is out of range: eSpeak NG speaks \(Self.rates.lowerBound)–\(Self.rates.upperBound) words per minute")
@@ -103,24 +119,19 @@ final class UtterancePreparer {
         var cleaned = TextCleaner.clean(text)
         var sentences: [Sentence] = []
         var voices: [UtteranceVoice] = []
+        var runs: [SentenceCutter.Run] = []
         if document == nil && options.voice == nil && options.language == nil {
             // No language given: each paragraph in its own (detected) language.
             guard let fallback = defaultLanguage else {
                 throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
             }
-            let scalars = Array(cleaned.unicodeScalars)
             for run in detector.runs(in: cleaned) {
                 let m = run.language.flatMap { try? matcher.match($0) } ?? fallback
                 let v = voice(for: m, requested: run.language)
                 let chosen = UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
                 let index = voices.firstIndex(of: chosen) ?? voices.count
                 if index == voices.count { voices.append(chosen) }
-                let piece = String(String.UnicodeScalarView(scalars[run.range]))
-                for var s in segmenter.sentences(of: piece, language: m.tag) {
-                    s.range = s.range.lowerBound + run.range.lowerBound..<s.range.upperBound + run.range.lowerBound
-                    s.voice = index
-                    sentences.append(s)
-                }
+                runs.append(.init(range: run.range, language: m.tag, voice: index))
             }
         } else {
             var language: String
@@ -148,8 +159,16 @@ final class UtterancePreparer {
             voices = [UtteranceVoice(language: language, name: voice.name, engineVoice: voice.identifier)]
             // SSML: one sentence per top-level <p>/<s> (see SSMLDocument); no detection, xml:lang says it.
             if let document { (cleaned, sentences) = document.sentences } else {
-                sentences = segmenter.sentences(of: cleaned, language: language)
+                runs = [.init(range: 0..<Int.max, language: language, voice: 0)] // to the end of the text
             }
+        }
+        var rest: SentenceCutter?
+        if !runs.isEmpty {
+            let total = SentenceCutter.scalarCount(of: cleaned)
+            for i in runs.indices { runs[i].range = runs[i].range.clamped(to: 0..<total) }
+            let cutter = SentenceCutter(text: cleaned, scalarCount: total, runs: runs, segmenter: segmenter)
+            while sentences.isEmpty && !cutter.isDone { sentences = cutter.next(approximately: firstSlice) }
+            if !cutter.isDone { rest = cutter }
         }
         guard !sentences.isEmpty else { throw .emptyText() }
         // The first voice is the first sentence's (Utterance.language and voiceName report it).
@@ -159,17 +178,103 @@ final class UtterancePreparer {
             for i in sentences.indices where sentences[i].voice == 0 || sentences[i].voice == first {
                 sentences[i].voice = sentences[i].voice == 0 ? first : 0
             }
+            rest?.swappedVoice = first
         }
         let id = nextID
         nextID += 1
-        return Utterance(id: id, text: cleaned, sentences: sentences, voices: voices,
-                         rate: rate, pitch: pitch,
-                         title: options.title ?? TextCleaner.title(of: cleaned), url: options.url)
+        let utterance = Utterance(id: id, text: cleaned, sentences: sentences, voices: voices,
+                                  rate: rate, pitch: pitch,
+                                  title: options.title ?? TextCleaner.title(of: cleaned), url: options.url,
+                                  pendingText: rest?.pendingText ?? 0)
+        return (utterance, rest)
     }
 
     private func match(_ tag: String) throws(PrepareError) -> LanguageMatch {
         do { return try matcher.match(tag) } catch {
             throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: error.description)
         }
+    }
+}
+
+/// The part of a text not cut into sentences yet: its language runs, cut a slice at a time in order
+/// (`Segmenter.sentences(of:from:offset:upTo:approximately:language:)`), so that a long text is read while
+/// the rest is being prepared.
+final class SentenceCutter {
+    /// A stretch of the text read in one language: its range in scalars, its BCP 47 tag, and its voice (an
+    /// index into the utterance's voices).
+    struct Run {
+        var range: Range<Int>
+        var language: String
+        var voice: Int
+    }
+
+    /// The whole text (cleaned), shared with the utterance (not copied).
+    let text: String
+    private let segmenter: Segmenter
+    private var runs: [Run]
+    private let total: Int
+    /// The next slice starts here: an index of `text.unicodeScalars` and its offset in scalars.
+    private var index: String.Index
+    private var offset = 0
+    /// When the utterance's first voice was swapped with this one (see `UtterancePreparer.prepareStart`), the
+    /// sentences cut later are mapped the same way.
+    var swappedVoice: Int?
+
+    /// A cutter for `runs` (in order, not overlapping) of `text`, which has `scalarCount` scalars.
+    init(text: String, scalarCount: Int, runs: [Run], segmenter: Segmenter) {
+        self.text = text
+        self.runs = runs
+        self.segmenter = segmenter
+        total = scalarCount
+        index = text.unicodeScalars.startIndex
+    }
+
+    /// Every run is cut.
+    var isDone: Bool { runs.isEmpty }
+
+    /// Scalars of the text not cut yet (0 when done).
+    var pendingText: Int { isDone ? 0 : total - offset }
+
+    /// The sentences of the next slice of about `length` scalars (to a paragraph break, within one run; may
+    /// be none when the slice has nothing readable), with their voices; ranges in scalars of `text`.
+    func next(approximately length: Int) -> [Sentence] {
+        guard let run = runs.first else { return [] }
+        let scalars = text.unicodeScalars
+        if offset < run.range.lowerBound {
+            index = scalars.index(index, offsetBy: run.range.lowerBound - offset)
+            offset = run.range.lowerBound
+        }
+        let slice = segmenter.sentences(of: text, from: index, offset: offset, upTo: run.range.upperBound,
+                                        approximately: length, language: run.language)
+        var found = slice.sentences
+        index = slice.next
+        offset = slice.nextOffset
+        if offset >= run.range.upperBound || index == scalars.endIndex { runs.removeFirst() }
+        var voice = run.voice
+        if let swapped = swappedVoice { voice = voice == 0 ? swapped : voice == swapped ? 0 : voice }
+        for i in found.indices { found[i].voice = voice }
+        return found
+    }
+
+    /// The number of Unicode scalars in `text`, counted on its UTF-8 bytes: every byte but a continuation byte
+    /// (0b10xxxxxx) starts a scalar. Eight bytes at a time (~1 ms for 1 MB with the scalar view, ~0.1 ms so).
+    static func scalarCount(of text: String) -> Int {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            var continuations = 0
+            var i = 0
+            while i + 8 <= raw.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                // 1 in each byte with bit 7 set and bit 6 clear; the multiplication sums the bytes into the top one.
+                let flags = (word & ~(word << 1) & 0x8080_8080_8080_8080) >> 7
+                continuations += Int((flags &* 0x0101_0101_0101_0101) >> 56)
+                i += 8
+            }
+            while i < raw.count {
+                if raw[i] & 0xC0 == 0x80 { continuations += 1 }
+                i += 1
+            }
+            return raw.count - continuations
+        } ?? text.unicodeScalars.count
     }
 }

@@ -41,6 +41,10 @@ public enum SpeechAction: Equatable, Sendable {
     /// the rest, and synthesize from that word on with the new settings (where no word boundary is known,
     /// from the next sentence boundary). Position never moves back, and no seek is announced.
     case changeProsody(Utterance)
+    /// More sentences of the utterance being read (or loaded) were cut from its text: `utterance` is it with
+    /// them appended (same id, text and settings; `pendingText` what is left). Keep the stream and its
+    /// position; synthesis goes on into the new sentences.
+    case extend(Utterance)
     /// Cork the stream: silence at once, nothing discarded (PulseAudio `pa_stream_cork`).
     case cork
     /// Uncork the stream: continue at the exact next sample.

@@ -165,6 +165,26 @@ public struct SpeechManager: Sendable {
         return changed(u)
     }
 
+    /// More sentences of utterance `id`, whose text is still being prepared (`Utterance.pendingText` > 0),
+    /// in order, following those it has; `pendingText` is what is left of its text after them (0: the last
+    /// ones). They are appended when `id` is the current utterance, whatever the state, and `.extend` carries
+    /// the utterance with them; for any other id (a text replaced meanwhile) nothing happens. Each sentence's
+    /// `voice` indexes the voices the utterance was prepared with; after `changeVoice` (one voice for the
+    /// whole text) they are read with that voice.
+    public mutating func extend(utterance id: UInt64, with sentences: [Sentence], pendingText: Int) -> [SpeechAction] {
+        guard var u = current, u.id == id, !u.isComplete else { return [] }
+        // Released first: appending copies no sentence when no one else holds the utterance.
+        current = nil
+        let single = u.voices.count == 1
+        for var s in sentences {
+            if single || !u.voices.indices.contains(s.voice) { s.voice = 0 }
+            u.sentences.append(s)
+        }
+        u.pendingText = max(0, pendingText)
+        current = u
+        return [.extend(u)]
+    }
+
     /// The current utterance's prosody changed to `u`'s.
     private mutating func changed(_ u: Utterance) -> [SpeechAction] {
         current = u

@@ -59,25 +59,55 @@ public enum TextCleaner {
 
     /// Whether `text` holds a scalar that `clean` changes: U+0000–U+0008, U+000B–U+001F, U+007F–U+009F.
     /// In UTF-8 those are the bytes below 0x20 (but tab and line feed), 0x7F, and 0xC2 followed by 0x80–0x9F.
+    /// Eight bytes at a time where the text is stored contiguously: a word with no byte below 0x20, no 0x7F and
+    /// no 0xC2 needs no look at its bytes (~1.5 instructions a byte against ~16 byte by byte; a 1 MB text is
+    /// checked while it is spoken, before its first sound).
     static func needsCleaning(_ text: String) -> Bool {
+        func needs(_ b: UInt8, after previous: UInt8) -> Bool {
+            if b < 0x20 { return b != 0x09 && b != 0x0A }
+            return b == 0x7F || (previous == 0xC2 && b >= 0x80 && b <= 0x9F)
+        }
         func scan<C: Collection<UInt8>>(_ bytes: C) -> Bool {
             var previous: UInt8 = 0
             for b in bytes {
-                if b < 0x20 {
-                    if b != 0x09 && b != 0x0A { return true }
-                } else if b == 0x7F || (previous == 0xC2 && b >= 0x80 && b <= 0x9F) {
-                    return true
-                }
+                if needs(b, after: previous) { return true }
                 previous = b
             }
             return false
         }
-        return text.utf8.withContiguousStorageIfAvailable { scan($0) } ?? scan(text.utf8)
+        func scanWords(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            let raw = UnsafeRawBufferPointer(bytes)
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            var previous: UInt8 = 0
+            var i = 0
+            while i + 8 <= raw.count {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let del = x ^ (0x7F &* ones), c2 = x ^ (0xC2 &* ones)
+                // A byte below 0x20, or equal to 0x7F or 0xC2 ("Bit Twiddling Hacks": hasless, haszero).
+                let suspect = ((x &- 0x20 &* ones) & ~x | (del &- ones) & ~del | (c2 &- ones) & ~c2) & highs
+                if suspect != 0 || previous == 0xC2 {
+                    for k in i..<i + 8 {
+                        if needs(raw[k], after: previous) { return true }
+                        previous = raw[k]
+                    }
+                } else {
+                    previous = 0
+                }
+                i += 8
+            }
+            while i < raw.count {
+                if needs(raw[i], after: previous) { return true }
+                previous = raw[i]
+                i += 1
+            }
+            return false
+        }
+        return text.utf8.withContiguousStorageIfAvailable { scanWords($0) } ?? scan(text.utf8)
     }
 
     /// True when `text` has something to read: a scalar that is neither white space, a control character,
     /// nor an invisible format character.
-    public static func isReadable(_ text: String) -> Bool {
+    public static func isReadable(_ text: some StringProtocol) -> Bool {
         text.unicodeScalars.contains { s in
             let p = s.properties
             if p.isWhitespace { return false }

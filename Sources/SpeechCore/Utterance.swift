@@ -14,8 +14,14 @@ public struct Sentence: Equatable, Sendable {
     /// Where the sentence lies in `Utterance.text`, in Unicode scalar values (code points), 0-based.
     /// Never starts or ends with white space.
     public var range: Range<Int>
-    /// The sentence's own text: exactly the scalars of `range`.
-    public var text: String
+    /// The sentence's text: exactly the scalars of `range` (made on each use from `textSlice`).
+    public var text: String {
+        get { String(textSlice) }
+        set { textSlice = Substring(newValue) }
+    }
+    /// The sentence's text as stored: a slice of the text it was cut from (the utterance's text, shared, not
+    /// copied: a 1 MB text is not held a second time by its sentences), or a string of its own.
+    public private(set) var textSlice: Substring
     /// The language and voice it is read with: an index into `Utterance.voices` (0, the utterance's first
     /// voice, unless a text mixes languages).
     public var voice: Int
@@ -26,8 +32,14 @@ public struct Sentence: Equatable, Sendable {
     /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`),
     /// read with `Utterance.voices[voice]`, and for SSML the markup to synthesize.
     public init(range: Range<Int>, text: String, voice: Int = 0, markup: String? = nil) {
+        self.init(range: range, text: Substring(text), voice: voice, markup: markup)
+    }
+
+    /// Makes a sentence whose text is a slice of a longer string, typically the utterance's text, which it
+    /// shares instead of copying (`text.unicodeScalars.count == range.count`).
+    public init(range: Range<Int>, text: Substring, voice: Int = 0, markup: String? = nil) {
         self.range = range
-        self.text = text
+        textSlice = text
         self.voice = voice
         self.markup = markup
     }
@@ -56,8 +68,14 @@ public struct Utterance: Equatable, Sendable {
     public var id: UInt64
     /// The whole text as it will be read (cleaned: see `TextCleaner`).
     public var text: String
-    /// The text cut into sentences, in order; never empty.
+    /// The text cut into sentences, in order; never empty. While `pendingText` > 0 these are the first
+    /// sentences only: the rest are appended with `SpeechManager.extend` as they are cut.
     public var sentences: [Sentence]
+    /// Unicode scalars of `text` after the last sentence that are not cut into sentences yet: 0 once every
+    /// sentence is known. A long text starts being read before all of it is prepared.
+    public var pendingText: Int
+    /// Every sentence of the text is known (`pendingText` is 0).
+    public var isComplete: Bool { pendingText == 0 }
     /// The languages and voices the sentences are read with (`Sentence.voice` indexes it); never empty.
     /// One entry unless the text mixes languages.
     public var voices: [UtteranceVoice]
@@ -76,18 +94,20 @@ public struct Utterance: Equatable, Sendable {
     /// The `file://` URI the text came from, if any.
     public var url: String?
 
-    /// Creates an utterance read in one language with one voice. `sentences` must not be empty.
+    /// Creates an utterance read in one language with one voice. `sentences` must not be empty;
+    /// `pendingText` > 0 when they are only the first ones (see `pendingText`).
     public init(id: UInt64, text: String, sentences: [Sentence], language: String, voiceName: String,
-                engineVoice: String, rate: Int, pitch: Int, title: String, url: String? = nil) {
+                engineVoice: String, rate: Int, pitch: Int, title: String, url: String? = nil, pendingText: Int = 0) {
         self.init(id: id, text: text, sentences: sentences,
                   voices: [UtteranceVoice(language: language, name: voiceName, engineVoice: engineVoice)],
-                  rate: rate, pitch: pitch, title: title, url: url)
+                  rate: rate, pitch: pitch, title: title, url: url, pendingText: pendingText)
     }
 
     /// Creates an utterance whose sentences are read with the voices they name (`Sentence.voice`, an index
-    /// into `voices`). Neither `sentences` nor `voices` may be empty.
+    /// into `voices`). Neither `sentences` nor `voices` may be empty; `pendingText` > 0 when the sentences are
+    /// only the first ones of the text (see `pendingText`).
     public init(id: UInt64, text: String, sentences: [Sentence], voices: [UtteranceVoice],
-                rate: Int, pitch: Int, title: String, url: String? = nil) {
+                rate: Int, pitch: Int, title: String, url: String? = nil, pendingText: Int = 0) {
         precondition(!sentences.isEmpty, "an utterance has at least one sentence")
         precondition(!voices.isEmpty && sentences.allSatisfy { voices.indices.contains($0.voice) },
                      "every sentence's voice is one of the utterance's voices")
@@ -99,6 +119,7 @@ public struct Utterance: Equatable, Sendable {
         self.pitch = pitch
         self.title = title
         self.url = url
+        self.pendingText = max(0, pendingText)
     }
 }
 

@@ -89,3 +89,81 @@ import LectorCommon
         #expect(throws: PrepareError.self) { try UtterancePreparer(voices: testVoices).prepare(" \n\n\t", options: SpeakOptions()) }
     }
 }
+
+/// A long text is prepared a slice at a time (`prepareStart`, then `SentenceCutter.next`): the sentences are
+/// the same as when it is prepared whole.
+@Suite struct LazyPreparationTests {
+    /// `paragraphs` paragraphs of a few sentences each, some in German, with one very long line among them.
+    static func longText(paragraphs: Int) -> String {
+        var parts: [String] = []
+        for i in 0..<paragraphs {
+            switch i % 7 {
+            case 3: parts.append(UtterancePreparerTests.german + " " + UtterancePreparerTests.german)
+            case 5: parts.append(Array(repeating: "Line \(i) goes on and on, e.g. past the window. Still line \(i).", count: 120).joined(separator: " "))
+            default: parts.append("Paragraph \(i) begins here. " + UtterancePreparerTests.english + " It ends, Mr. Smith said.")
+            }
+        }
+        return parts.joined(separator: "\n\n")
+    }
+
+    /// Prepares `text` lazily with slices of `slice` scalars and returns the utterance with every sentence.
+    static func lazily(_ text: String, options: SpeakOptions, first: Int, slice: Int) throws -> (Utterance, Int) {
+        let preparer = UtterancePreparer(voices: testVoices)
+        var (u, rest) = try preparer.prepareStart(text, options: options, firstSlice: first)
+        var slices = 1
+        if let rest {
+            #expect(u.pendingText > 0 && u.pendingText == rest.pendingText)
+            var pending = u.pendingText
+            while !rest.isDone {
+                u.sentences += rest.next(approximately: slice)
+                #expect(rest.pendingText < pending || rest.isDone)
+                pending = rest.pendingText
+                slices += 1
+            }
+        } else {
+            #expect(u.pendingText == 0)
+        }
+        u.pendingText = 0
+        return (u, slices)
+    }
+
+    @Test("with a language: the same sentences as prepared whole, in many slices", arguments: [(700, 1500), (4096, 8192), (50, 300)])
+    func sameSentences(first: Int, slice: Int) throws {
+        let text = Self.longText(paragraphs: 40)
+        var options = SpeakOptions()
+        options.language = "en"
+        let whole = try UtterancePreparer(voices: testVoices).prepare(text, options: options)
+        let (lazy, slices) = try Self.lazily(text, options: options, first: first, slice: slice)
+        #expect(slices > 3)
+        #expect(lazy.sentences == whole.sentences)
+        #expect(lazy.text == whole.text && lazy.voices == whole.voices)
+    }
+
+    @Test("no language given: the same sentences and voices per paragraph as prepared whole")
+    func sameVoices() throws {
+        // Starts in German, so the first voice is swapped with English's in every slice too.
+        let text = UtterancePreparerTests.german + "\n\n" + Self.longText(paragraphs: 30)
+        let whole = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions())
+        let (lazy, slices) = try Self.lazily(text, options: SpeakOptions(), first: 100, slice: 2000)
+        #expect(slices > 3)
+        #expect(lazy.voices == whole.voices && whole.voices.count > 1)
+        #expect(lazy.sentences == whole.sentences)
+    }
+
+    @Test("a short text is prepared whole at once; an unreadable start does not end the text")
+    func shortAndUnreadable() throws {
+        let preparer = UtterancePreparer(voices: testVoices)
+        var options = SpeakOptions()
+        options.language = "en"
+        let (short, rest) = try preparer.prepareStart(UtterancePreparerTests.english, options: options, firstSlice: 4096)
+        #expect(rest == nil && short.isComplete && short.sentences.count == 2)
+        // Zero-width spaces (format characters) and line breaks: nothing to read in the first slices.
+        let blank = String(repeating: "\u{200B} \u{200B}\n", count: 2000)
+        let text = blank + UtterancePreparerTests.english
+        let (u, _) = try preparer.prepareStart(text, options: options, firstSlice: 100)
+        #expect(u.sentences.count == 2 && u.sentences[0].text.hasPrefix("The train"))
+        #expect(throws: PrepareError.self) {
+            _ = try preparer.prepareStart(blank, options: options, firstSlice: 100)
+        }
+    }
+}

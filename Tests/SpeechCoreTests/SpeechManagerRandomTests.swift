@@ -25,6 +25,8 @@ private struct FakeOutput {
                 stream = nil
             case .changeProsody(let u):
                 #expect(stream?.utterance == u.id, "step \(step): prosody change without a stream of \(u.id)")
+            case .extend(let u):
+                Issue.record("step \(step): sentences appended to \(u.id), whose text was complete")
             case .emit(let event):
                 events.append(event)
             }

@@ -551,3 +551,66 @@ struct ValueTests {
         #expect(SpeechState.allCases == [.reading, .paused, .stopped])
     }
 }
+
+/// A long text read while the rest of it is still being cut into sentences (`SpeechManager.extend`).
+@Suite struct SpeechManagerExtendTests {
+    /// Utterance `id` with only the first `first` of `count` sentences, the rest pending.
+    static func partial(_ id: UInt64, first: Int, of count: Int) -> (Utterance, [Sentence]) {
+        let whole = makeUtterance(id, sentences: count)
+        var u = whole
+        u.sentences = Array(whole.sentences.prefix(first))
+        u.pendingText = whole.text.unicodeScalars.count - u.sentences.last!.range.upperBound
+        return (u, Array(whole.sentences.dropFirst(first)))
+    }
+
+    @Test("more sentences are appended to the current utterance in any state, and the last ones complete it")
+    func appends() throws {
+        var m = SpeechManager()
+        let (u, rest) = Self.partial(1, first: 2, of: 6)
+        #expect(!u.isComplete)
+        _ = m.speak(u)
+        let a = m.extend(utterance: 1, with: Array(rest.prefix(2)), pendingText: 40)
+        #expect(m.current?.sentences.count == 4 && m.current?.pendingText == 40)
+        #expect(a == [.extend(m.current!)])
+        #expect(m.state == .reading && m.sentenceIndex == 0)
+        _ = m.pause()
+        _ = m.extend(utterance: 1, with: Array(rest.dropFirst(2)), pendingText: 0)
+        #expect(m.current?.sentences == makeUtterance(1, sentences: 6).sentences)
+        #expect(m.current?.isComplete == true && m.state == .paused)
+        // A complete utterance takes no more.
+        #expect(m.extend(utterance: 1, with: rest, pendingText: 0) == [])
+        #expect(m.current?.sentences.count == 6)
+        // A jump now reaches the appended sentences.
+        #expect(try m.jump(toSentence: 5) == [.start(m.current!, sentence: 5, corked: true)])
+    }
+
+    @Test("sentences of a text that was replaced are ignored; stopped keeps extending the kept text")
+    func staleAndStopped() {
+        var m = SpeechManager()
+        let (u1, rest1) = Self.partial(1, first: 1, of: 3)
+        _ = m.speak(u1)
+        _ = m.speak(makeUtterance(2))
+        #expect(m.extend(utterance: 1, with: rest1, pendingText: 0) == [])
+        #expect(m.current?.id == 2 && m.current?.sentences.count == 3)
+        let (u3, rest3) = Self.partial(3, first: 1, of: 3)
+        _ = m.speak(u3)
+        _ = m.stop()
+        #expect(m.extend(utterance: 3, with: rest3, pendingText: 0).count == 1)
+        #expect(m.state == .stopped && m.current?.sentences.count == 3)
+    }
+
+    @Test("after a voice change the appended sentences are read with the one voice")
+    func voiceChanged() {
+        var m = SpeechManager()
+        var (u, rest) = Self.partial(1, first: 1, of: 4)
+        u.voices.append(UtteranceVoice(language: "de", name: "German", engineVoice: "gmw/de"))
+        _ = m.speak(u)
+        rest = rest.map { var s = $0; s.voice = 1; return s }
+        _ = m.extend(utterance: 1, with: [rest[0]], pendingText: 20)
+        #expect(m.current?.sentences[1].voice == 1)
+        _ = m.changeVoice(engineVoice: "fr", name: "French", language: "fr")
+        _ = m.extend(utterance: 1, with: Array(rest.dropFirst()), pendingText: 0)
+        #expect(m.current?.sentences.allSatisfy { $0.voice == 0 } == true)
+        #expect(m.current?.voice(ofSentence: 3).language == "fr")
+    }
+}

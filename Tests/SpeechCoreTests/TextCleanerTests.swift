@@ -288,3 +288,22 @@ struct TitleTests {
         }
     }
 }
+
+/// `needsCleaning` looks at eight bytes at a time: a control character (or a C1 control, 0xC2 0x80–0x9F, also
+/// across two words) is found wherever it lies, and nothing else is taken for one.
+@Suite struct TextCleanerWordScanTests {
+    @Test("a control character at any position of a long text is cleaned; other text is kept as it is")
+    func everyPosition() {
+        for position in 0..<24 {
+            let before = String(repeating: "a", count: position), after = String(repeating: "b", count: 20)
+            for control in ["\u{01}", "\u{1F}", "\u{7F}", "\u{85}", "\u{9F}", "\r", "\u{0C}"] {
+                let text = before + control + after
+                #expect(TextCleaner.clean(text) != text, "\(position) \(control.unicodeScalars.first!.value)")
+            }
+            for kept in ["\n", "\t", "\u{A0}", "é", "\u{C2}", "€", "\u{1F600}", "\u{2029}"] {
+                let text = before + kept + after
+                #expect(TextCleaner.clean(text) == text, "\(position) \(kept.unicodeScalars.first!.value)")
+            }
+        }
+    }
+}

@@ -7,4 +7,8 @@
 /* g_log(domain, level, "%s", message): one log line through GLib's logging (stderr, or the journal). */
 void lector_log(const char *domain, GLogLevelFlags level, const char *message);
 
+/* malloc_trim(0) (glibc, malloc.h, which Swift's Glibc module does not include): gives free heap memory of
+ * every arena back to the system. Returns 1 when some was given back. */
+int lector_malloc_trim(void);
+
 #endif
