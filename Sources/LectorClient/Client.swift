@@ -47,13 +47,13 @@ final class Client {
     }
 
     /// Where a daemon started by the command line logs.
-    static func logPath() -> String { UserDirs.state + "/lector/daemon.log" }
+    static func logPath() -> String { SavedReading.directory + "/daemon.log" }
 
     /// glibc's POSIX_SPAWN_SETSID (spawn.h, behind _GNU_SOURCE, so not visible to Swift).
     private static let posixSpawnSetsid: Int16 = 0x80
 
     private static func spawnDaemon() throws(ConnectError) {
-        let dir = UserDirs.state + "/lector"
+        let dir = SavedReading.directory
         _ = mkdir(UserDirs.state, 0o700)
         _ = mkdir(dir, 0o700)
         var actions = posix_spawn_file_actions_t()

@@ -1,4 +1,5 @@
 import GLibKit
+import LectorCommon
 import SpeechCore
 
 /// Where each file was left off: reading the same file again starts at the last sentence heard, as an audiobook
@@ -10,7 +11,7 @@ import SpeechCore
 /// at most every 5 s while reading and at once on pause, stop and exit.
 final class Bookmarks {
     static let capacity = 200
-    static var path: String { UserDirs.state + "/lector/bookmarks" }
+    static var path: String { SavedReading.directory + "/bookmarks" }
 
     private struct Entry {
         var hash: UInt64

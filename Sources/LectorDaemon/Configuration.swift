@@ -1,4 +1,5 @@
 import GLibKit
+import LectorCommon
 import Synthesis
 
 /// The user's settings: `$XDG_CONFIG_HOME/lector/config` (`~/.config/lector/config` by default), a key file
@@ -88,11 +89,11 @@ struct Configuration: Equatable {
                             report(group, key, "\(error.description); ignored")
                         }
                     case "rate":
-                        config.rate = number(file, group, key, in: UtterancePreparer.rates, unit: " words per minute",
-                                             default: "\(UtterancePreparer.defaultRate)", report: report)
+                        config.rate = number(file, group, key, in: SpeakOptions.rates, unit: " words per minute",
+                                             default: "\(SpeakOptions.defaultRate)", report: report)
                     case "pitch":
-                        config.pitch = number(file, group, key, in: UtterancePreparer.pitches, unit: "",
-                                              default: "\(UtterancePreparer.defaultPitch)", report: report)
+                        config.pitch = number(file, group, key, in: SpeakOptions.pitches, unit: "",
+                                              default: "\(SpeakOptions.defaultPitch)", report: report)
                     case "volume":
                         let raw = file.string(key, inGroup: group) ?? ""
                         if let v = try? file.double(key, inGroup: group), v.isFinite, (0...1).contains(v) {

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Audio
 import GLibKit
+import LectorCommon
 import SpeechCore
 
 /// What Lector does to other audio while it reads.
@@ -32,7 +33,7 @@ final class Ducking {
 
     /// Where lowered streams are kept while lowered: one line per sink input,
     /// "INDEX ORIGINAL,… DUCKED,…" (software volumes per channel).
-    static var recordPath: String { UserDirs.state + "/lector/ducked" }
+    static var recordPath: String { SavedReading.directory + "/ducked" }
 
     /// - Parameter persistent: keep the lowered streams on disk (the session's daemon; not a separate instance,
     ///   whose records would mix with the daemon's).

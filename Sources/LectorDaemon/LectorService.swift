@@ -58,13 +58,13 @@ final class LectorService: DBusObject {
         case "CancelSleep": sleepTimer?.cancel()
         case "SetRate":
             guard let wpm = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetRate takes (i wpm)") }
-            guard UtterancePreparer.rates.contains(wpm) else {
-                throw .invalidArgs("rate \(wpm) is out of range: eSpeak NG speaks \(UtterancePreparer.rates.lowerBound)–\(UtterancePreparer.rates.upperBound) words per minute")
+            guard SpeakOptions.rates.contains(wpm) else {
+                throw .invalidArgs("rate \(wpm) is out of range: eSpeak NG speaks \(SpeakOptions.rates.lowerBound)–\(SpeakOptions.rates.upperBound) words per minute")
             }
             try transition { m in m.changeRate(wpm) }
         case "SetPitch":
             guard let pitch = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetPitch takes (i pitch)") }
-            guard UtterancePreparer.pitches.contains(pitch) else { throw .invalidArgs("pitch \(pitch) is out of range 0–99") }
+            guard SpeakOptions.pitches.contains(pitch) else { throw .invalidArgs("pitch \(pitch) is out of range 0–99") }
             try transition { m in m.changePitch(pitch) }
         case "SetVoice":
             guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }

@@ -107,7 +107,7 @@ final class MPRISService: DBusObject {
         case (Self.playerInterface, "Rate"):
             guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Rate is a number (d)") }
             if v == 0 { try transition { m in m.pause() }; return } // spec: a rate of 0.0 acts as Pause
-            let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(UtterancePreparer.defaultRate)).rounded())
+            let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(SpeakOptions.defaultRate)).rounded())
             let before = engine.manager.current?.rate
             try transition { m in m.changeRate(wpm) }
             // The current sentence starts again at the new rate: the position jumps back to its start.
@@ -160,8 +160,8 @@ final class MPRISService: DBusObject {
 
     // MARK: properties
 
-    static let minimumRate = Double(UtterancePreparer.rates.lowerBound) / Double(UtterancePreparer.defaultRate)
-    static let maximumRate = Double(UtterancePreparer.rates.upperBound) / Double(UtterancePreparer.defaultRate)
+    static let minimumRate = Double(SpeakOptions.rates.lowerBound) / Double(SpeakOptions.defaultRate)
+    static let maximumRate = Double(SpeakOptions.rates.upperBound) / Double(SpeakOptions.defaultRate)
 
     private var trackID: String {
         guard let u = engine.manager.current else { return Self.noTrack }
@@ -192,7 +192,7 @@ final class MPRISService: DBusObject {
         case .paused: status = "Paused"
         case .stopped: status = "Stopped"
         }
-        let rate = Double(m.current?.rate ?? UtterancePreparer.defaultRate) / Double(UtterancePreparer.defaultRate)
+        let rate = Double(m.current?.rate ?? SpeakOptions.defaultRate) / Double(SpeakOptions.defaultRate)
         var properties: [String: Variant] = [
             "PlaybackStatus": .string(status),
             "LoopStatus": .string("None"),

@@ -25,12 +25,6 @@ struct PrepareError: Error, CustomStringConvertible {
 /// Turns text and options into an `Utterance`: cleans the text, detects the language of each paragraph when
 /// none is given, matches languages to eSpeak NG voices, cuts the text into sentences. Shared by the daemon and the offline renderer so that both read alike.
 final class UtterancePreparer {
-    /// eSpeak NG's limits (speak_lib.h: espeakRATE_MINIMUM 80, espeakRATE_MAXIMUM 450, pitch 0-100).
-    static let rates = SpeakOptions.rates
-    static let defaultRate = SpeakOptions.defaultRate
-    static let pitches = SpeakOptions.pitches
-    static let defaultPitch = SpeakOptions.defaultPitch
-
     let voices: [Voice]
     let matcher: LanguageMatcher
     private let segmenter = Segmenter()
@@ -104,12 +98,12 @@ final class UtterancePreparer {
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
     func prepareStart(_ text: String, options: SpeakOptions,
                       firstSlice: Int) throws(PrepareError) -> (Utterance, SentenceCutter?) {
-        let rate = options.rate ?? configuration.rate ?? Self.defaultRate
-        guard Self.rates.contains(rate) else {
-            throw .invalid("rate \(rate) is out of range: eSpeak NG speaks \(Self.rates.lowerBound)–\(Self.rates.upperBound) words per minute")
+        let rate = options.rate ?? configuration.rate ?? SpeakOptions.defaultRate
+        guard SpeakOptions.rates.contains(rate) else {
+            throw .invalid("rate \(rate) is out of range: eSpeak NG speaks \(SpeakOptions.rates.lowerBound)–\(SpeakOptions.rates.upperBound) words per minute")
         }
-        let pitch = options.pitch ?? configuration.pitch ?? Self.defaultPitch
-        guard Self.pitches.contains(pitch) else { throw .invalid("pitch \(pitch) is out of range 0–99") }
+        let pitch = options.pitch ?? configuration.pitch ?? SpeakOptions.defaultPitch
+        guard SpeakOptions.pitches.contains(pitch) else { throw .invalid("pitch \(pitch) is out of range 0–99") }
         var document: SSMLDocument?
         if options.ssml {
             do { document = try SSMLDocument.parse(TextCleaner.clean(text)) } catch { throw .malformedSSML(error) }
@@ -175,9 +169,7 @@ final class UtterancePreparer {
         if sentences[0].voice != 0 {
             let first = sentences[0].voice
             voices.swapAt(0, first)
-            for i in sentences.indices where sentences[i].voice == 0 || sentences[i].voice == first {
-                sentences[i].voice = sentences[i].voice == 0 ? first : 0
-            }
+            for i in sentences.indices { sentences[i].voice = SentenceCutter.voice(sentences[i].voice, swappedWith: first) }
             rest?.swappedVoice = first
         }
         let id = nextID
@@ -250,10 +242,14 @@ final class SentenceCutter {
         index = slice.next
         offset = slice.nextOffset
         if offset >= run.range.upperBound || index == scalars.endIndex { runs.removeFirst() }
-        var voice = run.voice
-        if let swapped = swappedVoice { voice = voice == 0 ? swapped : voice == swapped ? 0 : voice }
+        let voice = swappedVoice.map { Self.voice(run.voice, swappedWith: $0) } ?? run.voice
         for i in found.indices { found[i].voice = voice }
         return found
+    }
+
+    /// `voice` once the utterance's voices 0 and `first` have traded places.
+    static func voice(_ voice: Int, swappedWith first: Int) -> Int {
+        voice == 0 ? first : voice == first ? 0 : voice
     }
 
     /// The number of Unicode scalars in `text`, counted on its UTF-8 bytes: every byte but a continuation byte
