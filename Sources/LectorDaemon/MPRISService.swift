@@ -15,9 +15,10 @@ final class MPRISService: DBusObject {
     static let playerInterface = Names.mprisPlayerInterface
     /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
     static let noTrack = Names.mprisNoTrack
-    /// `xesam:asText` carries at most this many characters of the text (whole books would travel with every
-    /// metadata change otherwise).
-    static let maximumAsText = 65_536
+    /// `xesam:asText` carries at most this many characters of the text: Metadata is sent again with every
+    /// sentence (its `xesam:title`), to every listener. 64 K characters cost the daemon ~11 M instructions per
+    /// sentence to send, and each media widget as much to parse; 4 K characters are a few paragraphs.
+    static let maximumAsText = 4_096
 
     private let engine: ReadingEngine
     private let lector: LectorService
