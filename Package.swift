@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
-        .testTarget(name: "LectorClientTests", dependencies: ["LectorClient"]),
+        .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CGio"]),

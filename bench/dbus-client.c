@@ -4,8 +4,12 @@
  * handler or a screen reader calls Lector).
  *
  * Reads one command a line on standard input, answers one line on standard output:
- *   load PATH                  keep PATH's contents as the text for the next `speak`      -> ok 0
+ *   load PATH                  keep PATH and its contents for the next `speak`, `speakfile`, `bare` -> ok 0
  *   speak RATE                 org.lector.Lector1.Speak(text, {rate: RATE})               -> ok US
+ *   speakfile RATE             org.lector.Lector1.SpeakFile(fd of PATH, {rate: RATE}): the daemon reads
+ *                              the file itself                                            -> ok US
+ *   bare                       the text to a method that does not exist (org.lector.Lector1.NoSuchMethod):
+ *                              what carrying it over the bus costs, with no work done     -> ok US
  *   call DEST PATH IFACE NAME  a method without arguments (Pause, Play, PlayPause, ...)   -> ok US
  *   get DEST PATH IFACE PROP   org.freedesktop.DBus.Properties.Get, value printed         -> ok US VALUE
  *   setpos USEC                MPRIS SetPosition(current mpris:trackid, USEC)             -> ok US
@@ -13,7 +17,10 @@
  * US is the round trip of the call in microseconds (CLOCK_MONOTONIC around the blocking call);
  * a failed call answers "err MESSAGE". Built by bench/run: cc bench/dbus-client.c $(pkg-config gio-2.0).
  */
+#include <fcntl.h>
 #include <gio/gio.h>
+#include <gio/gunixfdlist.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +49,7 @@ int main(void) {
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     char *text = g_strdup("");
+    char *path = g_strdup("/dev/null");
     char line[4096];
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\n")] = 0;
@@ -58,6 +66,8 @@ int main(void) {
             break;
         } else if (!strcmp(w[0], "load") && n == 2) {
             g_free(text);
+            g_free(path);
+            path = g_strdup(w[1]);
             gsize len = 0;
             if (!g_file_get_contents(w[1], &text, &len, &error)) text = g_strdup("");
             if (!error) printf("ok 0\n");
@@ -69,6 +79,28 @@ int main(void) {
             reply = call(bus, "org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
                          g_variant_new("(sa{sv})", text, &opts), &us, &error);
             if (reply) printf("ok %" G_GINT64_FORMAT "\n", us);
+        } else if (!strcmp(w[0], "speakfile") && n == 2) {
+            GVariantBuilder opts;
+            g_variant_builder_init(&opts, G_VARIANT_TYPE("a{sv}"));
+            g_variant_builder_add(&opts, "{sv}", "rate", g_variant_new_int32(atoi(w[1])));
+            g_variant_builder_add(&opts, "{sv}", "language", g_variant_new_string("en"));
+            gint64 t0 = now_us();
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            GUnixFDList *fds = g_unix_fd_list_new_from_array(&fd, 1); /* takes fd */
+            reply = g_dbus_connection_call_with_unix_fd_list_sync(
+                bus, "org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "SpeakFile",
+                g_variant_new("(ha{sv})", 0, &opts), NULL, G_DBUS_CALL_FLAGS_NONE, 30000, fds, NULL, NULL, &error);
+            us = now_us() - t0;
+            g_object_unref(fds);
+            if (reply) printf("ok %" G_GINT64_FORMAT "\n", us);
+        } else if (!strcmp(w[0], "bare") && n == 1) {
+            GVariant *r = call(bus, "org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "NoSuchMethod",
+                               g_variant_new("(s)", text), &us, &error);
+            if (r) g_variant_unref(r);
+            if (error && g_dbus_error_is_remote_error(error)) {
+                g_clear_error(&error); /* the expected UnknownMethod: the message went there and back */
+                printf("ok %" G_GINT64_FORMAT "\n", us);
+            }
         } else if (!strcmp(w[0], "call") && n == 5) {
             reply = call(bus, w[1], w[2], w[3], w[4], NULL, &us, &error);
             if (reply) printf("ok %" G_GINT64_FORMAT "\n", us);
@@ -116,6 +148,7 @@ int main(void) {
         g_strfreev(w);
     }
     g_free(text);
+    g_free(path);
     g_object_unref(bus);
     return 0;
 }

@@ -28,6 +28,12 @@ public protocol DBusObject: AnyObject {
     /// - Throws: `DBusError`, sent back to the caller as that D-Bus error.
     func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant]
 
+    /// Handles a method call whose arguments may hold Unix file descriptors (`.handle` indexes into
+    /// `fileDescriptors`). The default forwards to `call(method:interface:arguments:sender:)`; GDBus calls
+    /// this one.
+    func call(method: String, interface: String, arguments: [Variant], fileDescriptors: DBusFileDescriptors,
+              sender: String) throws(DBusError) -> [Variant]
+
     /// Returns the value of a readable property, for `org.freedesktop.DBus.Properties.Get` and `GetAll`
     /// (converted to the introspected type like method results). A property that throws is answered with
     /// the error by Get and left out by GetAll.
@@ -40,6 +46,11 @@ public protocol DBusObject: AnyObject {
 }
 
 extension DBusObject {
+    /// Default: the call without its file descriptors (which are closed with the message).
+    public func call(method: String, interface: String, arguments: [Variant], fileDescriptors: DBusFileDescriptors,
+                     sender: String) throws(DBusError) -> [Variant] {
+        try call(method: method, interface: interface, arguments: arguments, sender: sender)
+    }
     /// Default: refuses every method with org.freedesktop.DBus.Error.UnknownMethod.
     public func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
         throw .unknownMethod("No such method “\(method)”")
@@ -51,6 +62,44 @@ extension DBusObject {
     /// Default: refuses every write with org.freedesktop.DBus.Error.PropertyReadOnly.
     public func setProperty(_ name: String, interface: String, value: Variant) throws(DBusError) {
         throw .propertyReadOnly("Property “\(name)” is read-only")
+    }
+}
+
+/// The Unix file descriptors that came with a method call (D-Bus Specification, "Type System": UNIX_FD;
+/// GIO Reference Manual, "GUnixFDList"), valid while the call is handled. A `.handle(i)` argument names
+/// the `i`-th of them.
+public struct DBusFileDescriptors {
+    private let list: OpaquePointer?
+
+    init(message: OpaquePointer?) {
+        list = message.flatMap { g_dbus_message_get_unix_fd_list($0) }.map { OpaquePointer($0) }
+    }
+
+    /// How many descriptors came with the call.
+    public var count: Int { list.map { Int(g_unix_fd_list_get_length(UnsafeMutablePointer($0))) } ?? 0 }
+
+    /// A duplicate of the descriptor a `.handle(index)` argument names, with `FD_CLOEXEC` set; the caller
+    /// owns it and must close it.
+    /// - Throws: `DBusError.invalidArgs` when the call carried no descriptor at `index`.
+    public func duplicate(_ index: Int32) throws(DBusError) -> Int32 {
+        guard let list, index >= 0, Int(index) < count else {
+            throw .invalidArgs("the call carried no file descriptor at index \(index)")
+        }
+        var error: UnsafeMutablePointer<GError>?
+        let fd = g_unix_fd_list_get(UnsafeMutablePointer(list), index, &error)
+        guard fd >= 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_clear_error(&error)
+            throw .invalidArgs("cannot take file descriptor \(index): \(message)")
+        }
+        return fd
+    }
+
+    /// Calls `body` with a duplicate of the descriptor at `index` (see `duplicate`), closed when it returns.
+    public func withDescriptor<T>(_ index: Int32, _ body: (Int32) throws(DBusError) -> T) throws(DBusError) -> T {
+        let fd = try duplicate(index)
+        defer { close(fd) }
+        return try body(fd)
     }
 }
 
@@ -179,10 +228,12 @@ public final class DBusConnection {
         return NameOwnership(id: id)
     }
 
-    /// Calls a method and waits for its reply (`g_dbus_connection_call_sync`), blocking the main loop
-    /// meanwhile.
+    /// Calls a method and waits for its reply (`g_dbus_connection_call_with_unix_fd_list_sync`), blocking the
+    /// main loop meanwhile.
     ///
     /// - Parameters:
+    ///   - fileDescriptors: Unix file descriptors sent with the call (duplicated; the caller keeps its own);
+    ///     an argument `.handle(i)` names the `i`-th. Descriptors in the reply are closed.
     ///   - timeoutMilliseconds: how long to wait for the reply in ms; -1 for GDBus's default (25 s).
     ///   - autoStart: false sets `G_DBUS_CALL_FLAGS_NO_AUTO_START`: the bus does not start a service for
     ///     `destination`.
@@ -190,7 +241,7 @@ public final class DBusConnection {
     /// - Throws: `DBusError`: the remote error's name and message; for a local failure
     ///   org.freedesktop.DBus.Error.Failed (NoReply for a timeout, InvalidArgs for an invalid name or path).
     public func call(destination: String, path: String, interface: String, method: String,
-                     arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,
+                     arguments: [Variant] = [], fileDescriptors: [Int32] = [], timeoutMilliseconds: Int32 = 25_000,
                      autoStart: Bool = true) throws(DBusError) -> [Variant] {
         guard g_dbus_is_name(destination) != 0 else { throw .invalidArgs("Invalid bus name “\(destination)”") }
         guard g_variant_is_object_path(path) != 0 else { throw .invalidArgs("Invalid object path “\(path)”") }
@@ -202,8 +253,18 @@ public final class DBusConnection {
         defer { g_variant_unref(body) }
         let flags = autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START
         var error: UnsafeMutablePointer<GError>?
-        guard let reply = g_dbus_connection_call_sync(connection, destination, path, interface, method, body,
-                                                      nil, flags, timeoutMilliseconds, nil, &error) else {
+        var fdList: UnsafeMutablePointer<GUnixFDList>?
+        if !fileDescriptors.isEmpty {
+            fdList = g_unix_fd_list_new()
+            for fd in fileDescriptors where g_unix_fd_list_append(fdList, fd, &error) < 0 {
+                g_object_unref(fdList)
+                throw DBusError(consuming: error!)
+            }
+        }
+        defer { if let fdList { g_object_unref(fdList) } }
+        guard let reply = g_dbus_connection_call_with_unix_fd_list_sync(
+            connection, destination, path, interface, method, body, nil, flags, timeoutMilliseconds,
+            fdList, nil, nil, &error) else {
             throw DBusError(consuming: error!)
         }
         defer { g_variant_unref(reply) }
@@ -383,7 +444,8 @@ private final class ExportedObject {
             let exported = Unmanaged<ExportedObject>.fromOpaque(pointer!).takeUnretainedValue()
             let reply = exported.reply(sender: sender.map { String(cString: $0) } ?? "",
                                        interface: String(cString: interface!), method: String(cString: method!),
-                                       arguments: Variant.children(of: parameters!), invocation: invocation!)
+                                       arguments: Variant.children(of: parameters!), invocation: invocation!,
+                                       fileDescriptors: DBusFileDescriptors(message: g_dbus_method_invocation_get_message(invocation)))
             switch reply {
             case .success(let body):
                 let gvariant = body.makeGVariant()
@@ -403,12 +465,13 @@ private final class ExportedObject {
 
     /// The reply body (a tuple of the introspected out types) or the error for one call.
     private func reply(sender: String, interface: String, method: String, arguments: [Variant],
-                       invocation: OpaquePointer) -> Result<Variant, DBusError> {
+                       invocation: OpaquePointer, fileDescriptors: DBusFileDescriptors) -> Result<Variant, DBusError> {
         Result { () throws(DBusError) -> Variant in
             if interface == "org.freedesktop.DBus.Properties" {
                 return try propertiesReply(method: method, arguments: arguments)
             }
-            let result = try object.call(method: method, interface: interface, arguments: arguments, sender: sender)
+            let result = try object.call(method: method, interface: interface, arguments: arguments,
+                                         fileDescriptors: fileDescriptors, sender: sender)
             var outTypes = ""
             if let info = g_dbus_method_invocation_get_method_info(invocation), var arg = info.pointee.out_args {
                 while let argInfo = arg.pointee {

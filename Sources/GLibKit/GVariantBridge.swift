@@ -35,6 +35,7 @@ extension Variant {
             return withValidUTF8(s) { signature in
                 g_variant_is_signature(signature) != 0 ? g_variant_new_signature(signature) : g_variant_new_signature("")
             }
+        case .handle(let index): return g_variant_new_handle(index)
         case .variant(let inner):
             let child = inner.makeGVariant()
             defer { g_variant_unref(child) }
@@ -90,7 +91,7 @@ extension Variant {
         case UInt8(ascii: "n"): self = .int16(g_variant_get_int16(value))
         case UInt8(ascii: "q"): self = .uint16(g_variant_get_uint16(value))
         case UInt8(ascii: "i"): self = .int32(g_variant_get_int32(value))
-        case UInt8(ascii: "h"): self = .int32(g_variant_get_handle(value))
+        case UInt8(ascii: "h"): self = .handle(g_variant_get_handle(value))
         case UInt8(ascii: "u"): self = .uint32(g_variant_get_uint32(value))
         case UInt8(ascii: "x"): self = .int64(Int64(g_variant_get_int64(value)))
         case UInt8(ascii: "t"): self = .uint64(UInt64(g_variant_get_uint64(value)))

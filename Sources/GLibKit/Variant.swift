@@ -2,8 +2,8 @@
 /// (D-Bus Specification, "Type System").
 ///
 /// Shapes:
-/// - Basic values map one to one (`b y n q i u x t d s o g`); a Unix fd handle (`h`, an index into the
-///   message's fd list) arrives as `.int32`.
+/// - Basic values map one to one (`b y n q i u x t d s o g`); a Unix fd handle (`h`) is `.handle`, an index
+///   into the message's list of file descriptors (D-Bus Specification, "Type System": UNIX_FD).
 /// - `.array(elementType:_:)` is `a<elementType>`; the element type is a GVariant type string such as
 ///   "s" or "a{sv}" and is needed for empty arrays.
 /// - `.dictionary(valueType:_:)` is `a{s<valueType>}`, e.g. `a{sv}` when `valueType` is "v" (values are
@@ -43,6 +43,9 @@ public indirect enum Variant: Equatable, Sendable {
     case objectPath(String)
     /// `g`: a D-Bus type signature such as "a{sv}".
     case signature(String)
+    /// `h`: an index into the Unix file descriptors sent with the message (`DBusFileDescriptors`,
+    /// `DBusConnection.call(…fileDescriptors:)`), not a descriptor number.
+    case handle(Int32)
     /// `v`: a value of any type, boxed.
     case variant(Variant)
     /// `a<elementType>`: elements all of type `elementType` (a GVariant type string).
@@ -67,6 +70,7 @@ public indirect enum Variant: Equatable, Sendable {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
+        case .handle: "h"
         case .variant: "v"
         case .array(let elementType, _): "a" + elementType
         case .dictionary(let valueType, _): "a{s" + valueType + "}"

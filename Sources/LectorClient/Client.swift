@@ -91,9 +91,15 @@ final class Client {
         return 0
     }
 
-    /// Speak; with `wait`, runs until the utterance's Finished, Stopped or fatal Error signal (or the daemon
-    /// vanishing). Returns the exit status: 0 read or stopped, 1 refused or failed.
-    func speak(_ text: String, options: SpeakOptions, wait: Bool) -> Int32 {
+    /// What `speak` hands the daemon: a text (Speak), or an open regular file it reads itself (SpeakFile).
+    enum Content {
+        case text(String)
+        case file(Input.OpenFile)
+    }
+
+    /// Speak or SpeakFile; with `wait`, runs until the utterance's Finished, Stopped or fatal Error signal (or
+    /// the daemon vanishing). Returns the exit status: 0 read or stopped, 1 refused or failed.
+    func speak(_ content: Content, options: SpeakOptions, wait: Bool) -> Int32 {
         var dict: [String: Variant] = [:]
         if let v = options.language { dict["language"] = .string(v) }
         if let v = options.voice { dict["voice"] = .string(v) }
@@ -135,7 +141,15 @@ final class Client {
 
         let id: UInt64
         do {
-            let reply = try lector("Speak", [.string(text), .vardict(dict)])
+            let reply: [Variant]
+            switch content {
+            case .text(let text):
+                reply = try lector("Speak", [.string(text), .vardict(dict)])
+            case .file(let file):
+                reply = try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface,
+                                            method: "SpeakFile", arguments: [.handle(0), .vardict(dict)],
+                                            fileDescriptors: [file.descriptor], autoStart: false)
+            }
             guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return 1 }
             id = value
         } catch {

@@ -40,6 +40,30 @@ public enum Input {
         return .success(Text(text: arguments.joined(separator: " ")))
     }
 
+    /// Where `lector read`'s text is: a text in hand, or a regular file still to be read (see `source`).
+    public enum Source {
+        case text(Text)
+        case file(OpenFile)
+    }
+
+    /// Like `text(arguments:file:)`, but a file given with `--file`, or a standard input redirected from a
+    /// regular file (`< book.txt`), is opened and checked, not read: the daemon reads it from the descriptor
+    /// (D-Bus SpeakFile), so a long text does not travel over the bus. Pipes and terminals are read here.
+    public static func source(arguments: [String], file: String?) -> Result<Source, Failure> {
+        if let file {
+            guard arguments.isEmpty else { return .failure(Failure(message: "give either TEXT or --file, not both", usage: true)) }
+            return openFile(file).map { .file($0) }
+        }
+        if arguments == ["-"] || (arguments.isEmpty && isatty(0) == 0) {
+            var st = stat()
+            if fstat(0, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, unreadable(0) == nil {
+                let fd = fcntl(0, F_DUPFD_CLOEXEC, 3)
+                if fd >= 0 { return .success(.file(OpenFile(descriptor: fd, title: nil, url: nil))) }
+            }
+        }
+        return text(arguments: arguments, file: nil).map { .text($0) }
+    }
+
     /// Mount points of the kernel's pseudo file systems (proc, sysfs, devtmpfs, debugfs, tracefs, cgroup,
     /// securityfs): a file on the same device as one of them is not a user's text.
     static let pseudoFileSystems = ["/proc", "/sys", "/dev", "/sys/kernel/debug", "/sys/kernel/tracing",
@@ -55,7 +79,53 @@ public enum Input {
     /// cannot be swapped between the check and the read); files on the device of a pseudo file system;
     /// files larger than `maximumBytes` (checked before and while reading).
     public static func readFile(_ path: String) -> Result<Text, Failure> {
-        func refuse(_ why: String) -> Result<Text, Failure> { .failure(Failure(message: "cannot read \(path): \(why)")) }
+        switch openFile(path) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let file):
+            switch read(file.descriptor, what: path) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let decoded):
+                let text = TextCleaner.clean(decoded)
+                let ssml = file.title?.lowercased().hasSuffix(".ssml") == true || looksLikeSSML(text)
+                return .success(Text(text: text, title: file.title, url: file.url, ssml: ssml))
+            }
+        }
+    }
+
+    /// A regular file opened for reading and checked by `openFile`, not yet read; its descriptor is closed
+    /// when this is freed.
+    public final class OpenFile {
+        /// The open descriptor, read from its current offset (0 for a file opened by `openFile`).
+        public let descriptor: Int32
+        /// The file's name, without its folder (nil for standard input).
+        public let title: String?
+        /// Its `file://` URI (nil for standard input).
+        public let url: String?
+
+        init(descriptor: Int32, title: String?, url: String?) {
+            self.descriptor = descriptor
+            self.title = title
+            self.url = url
+        }
+
+        deinit { close(descriptor) }
+
+        /// Whether the file is an SSML document: its name ends in `.ssml`, or its first 4 KiB look like one
+        /// (`looksLikeSSML`); read with `pread`, so the descriptor's offset does not move.
+        public var isSSML: Bool {
+            if title?.lowercased().hasSuffix(".ssml") == true { return true }
+            var head = [UInt8](repeating: 0, count: 4096)
+            let offset = lseek(descriptor, 0, SEEK_CUR)
+            let n = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, max(0, offset)) }
+            guard n > 0 else { return false }
+            return looksLikeSSML(String(decoding: head[0..<n], as: UTF8.self))
+        }
+    }
+
+    /// Opens the file at `path` and checks it (see `readFile`) without reading it, for `lector read --file`,
+    /// which hands the descriptor to the daemon (D-Bus SpeakFile) instead of sending the text.
+    public static func openFile(_ path: String) -> Result<OpenFile, Failure> {
+        func refuse(_ why: String) -> Result<OpenFile, Failure> { .failure(Failure(message: "cannot read \(path): \(why)")) }
         let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
         var candidates = [absolute]
         if let resolved = realpath(absolute, nil) {
@@ -70,23 +140,70 @@ public enum Input {
         }
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return refuse(String(cString: strerror(errno))) }
-        defer { close(fd) }
+        if let why = unreadable(fd) {
+            close(fd)
+            return refuse(why)
+        }
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        return .success(OpenFile(descriptor: fd, title: base, url: pathToFileURI(absolute)))
+    }
+
+    /// Why the open descriptor `fd` is not a user's text, or nil: not a regular file (`fstat`), on the device
+    /// of a kernel pseudo file system, or larger than `maximumBytes`.
+    public static func unreadable(_ fd: Int32) -> String? {
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return refuse(String(cString: strerror(errno))) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return refuse("not a regular file") }
+        guard fstat(fd, &st) == 0 else { return String(cString: strerror(errno)) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return "not a regular file" }
         for mount in pseudoFileSystems {
             var pseudo = stat(), parent = stat()
             let up = String(mount[..<mount.lastIndex(of: "/")!])
             // Only a mount point of its own counts (in some containers /dev is a plain folder of the root).
             if stat(mount, &pseudo) == 0, stat(up.isEmpty ? "/" : up, &parent) == 0, pseudo.st_dev != parent.st_dev,
                pseudo.st_dev == st.st_dev {
-                return refuse("not a regular file (a kernel pseudo file)")
+                return "not a regular file (a kernel pseudo file)"
             }
         }
-        guard st.st_size <= maximumBytes else { return refuse("larger than \(maximumBytes >> 20) MiB") }
+        guard st.st_size <= maximumBytes else { return "larger than \(maximumBytes >> 20) MiB" }
+        return nil
+    }
 
+    /// The text of the regular file open at `fd`, read from its current offset to its end (at most
+    /// `maximumBytes`) and decoded as UTF-8 with invalid sequences repaired (U+FFFD), not cleaned: the daemon
+    /// cleans every text it is given (`TextCleaner.clean`); `what` names it in the failure's message. Checks
+    /// `fd` with `unreadable` first, so a D-Bus client cannot hand the daemon a pipe, socket or device (whose
+    /// read could block it).
+    public static func read(_ fd: Int32, what: String) -> Result<String, Failure> {
+        func refuse(_ why: String) -> Result<String, Failure> { .failure(Failure(message: "cannot read \(what): \(why)")) }
+        if let why = unreadable(fd) { return refuse(why) }
+        var st = stat()
+        _ = fstat(fd, &st)
+        // Straight into the string's storage (validated and repaired there: SE-0263), when the file is the size
+        // fstat says; one that grows while it is read is read again in chunks.
+        let size = Int(st.st_size)
+        var failure: String?
+        var complete = false
+        let text = String(unsafeUninitializedCapacity: max(size, 1)) { buffer -> Int in
+            var count = 0
+            while count < size {
+                let n = Glibc.read(fd, buffer.baseAddress! + count, size - count)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failure = String(cString: strerror(errno)); return 0 }
+                if n == 0 { break }
+                count += n
+            }
+            var probe: UInt8 = 0
+            while true {
+                let n = Glibc.read(fd, &probe, 1)
+                if n < 0 && errno == EINTR { continue }
+                complete = n == 0
+                if n > 0 { _ = lseek(fd, -Int(count) - 1, SEEK_CUR) }
+                break
+            }
+            return count
+        }
+        if let failure { return refuse(failure) }
+        if complete { return .success(text) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(st.st_size))
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -96,10 +213,7 @@ public enum Input {
             bytes.append(contentsOf: chunk[0..<n])
             if bytes.count > maximumBytes { return refuse("larger than \(maximumBytes >> 20) MiB") }
         }
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        let text = TextCleaner.clean(utf8: bytes)
-        let ssml = base.lowercased().hasSuffix(".ssml") || looksLikeSSML(text)
-        return .success(Text(text: text, title: base, url: pathToFileURI(absolute), ssml: ssml))
+        return .success(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Whether `text` is an SSML document rather than plain text: it starts (after a byte order mark and white

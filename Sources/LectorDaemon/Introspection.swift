@@ -37,6 +37,18 @@ enum Introspection {
       <arg name="options" type="a{sv}" direction="in"/>
       <arg name="utterance" type="t" direction="out"/>
     </method>
+    <!--
+      SpeakFile: like Speak, but reads the text (UTF-8, at most 32 MiB) from `file`, a descriptor of an open
+      regular file sent with the call, from its current offset to its end: a long text then does not travel
+      over the bus. Same options and errors as Speak (title and url are not taken from the file: give them),
+      and org.freedesktop.DBus.Error.InvalidArgs when `file` is not a regular file (a pipe, socket, device or
+      kernel pseudo file), cannot be read, or is larger than 32 MiB.
+    -->
+    <method name="SpeakFile">
+      <arg name="file" type="h" direction="in"/>
+      <arg name="options" type="a{sv}" direction="in"/>
+      <arg name="utterance" type="t" direction="out"/>
+    </method>
     <!-- Pause: reading -> paused (the stream is corked: silent at once, nothing lost). No effect otherwise. -->
     <method name="Pause"/>
     <!-- Resume: paused -> reading, from the exact sample where it paused. No effect otherwise. -->

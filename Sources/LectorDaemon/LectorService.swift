@@ -37,7 +37,8 @@ final class LectorService: DBusObject {
 
     // MARK: DBusObject
 
-    func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
+    func call(method: String, interface: String, arguments: [Variant], fileDescriptors: DBusFileDescriptors,
+              sender: String) throws(DBusError) -> [Variant] {
         switch method {
         case "Speak":
             guard arguments.count == 2, let text = arguments[0].string, let options = arguments[1].dictionary else {
@@ -45,6 +46,19 @@ final class LectorService: DBusObject {
             }
             let id = try speak(text, options: try Self.speakOptions(options))
             return [.uint64(id)]
+        case "SpeakFile":
+            guard arguments.count == 2, case .handle(let index) = arguments[0], let options = arguments[1].dictionary else {
+                throw .invalidArgs("SpeakFile takes (h file, a{sv} options)")
+            }
+            let parsed = try Self.speakOptions(options)
+            let read = try fileDescriptors.withDescriptor(index) { fd in Input.read(fd, what: parsed.title ?? "the file") }
+            switch read {
+            case .success(let text):
+                return [.uint64(try speak(text, options: parsed))]
+            case .failure(let failure):
+                Log.message("refused a file: \(failure.message)")
+                throw .invalidArgs(failure.message)
+            }
         case "Pause": try transition { m in m.pause() }
         case "Resume": try transition { m in m.resume() }
         case "Stop": try transition { m in m.stop() }

@@ -61,7 +61,48 @@ private final class TestObject: DBusObject {
     }
 }
 
+/// Reads the start of a file sent as a Unix file descriptor (`h`).
+private final class HeadObject: DBusObject {
+    static let xml = """
+    <node><interface name="org.lector.Head">
+      <method name="Head"><arg name="file" type="h" direction="in"/><arg name="head" type="s" direction="out"/></method>
+    </interface></node>
+    """
+    var sent: [Int] = []
+
+    func call(method: String, interface: String, arguments: [Variant], fileDescriptors: DBusFileDescriptors,
+              sender: String) throws(DBusError) -> [Variant] {
+        sent.append(fileDescriptors.count)
+        guard case .handle(let index) = arguments.first else { throw .invalidArgs("no handle") }
+        let head = try fileDescriptors.withDescriptor(index) { fd in
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = read(fd, &buffer, buffer.count)
+            return String(decoding: buffer[0..<max(0, n)], as: UTF8.self)
+        }
+        return [.string(head)]
+    }
+}
+
 extension MainLoopTests {
+    @Test func receivesFileDescriptors() throws {
+        let bus = try PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        let object = HeadObject()
+        let registration = try connection.register(object, path: "/org/lector/Head", interface: "org.lector.Head",
+                                                   introspectionXML: HeadObject.xml)
+        defer { registration.unregister() }
+        let path = "/tmp/lector-head-\(getpid()).txt"
+        defer { unlink(path) }
+        let file = fopen(path, "w")
+        fputs("first line\n", file)
+        fclose(file)
+        // gdbus sends its own descriptor N for a handle argument N: here its standard input.
+        let call = "exec gdbus call --address \"$0\" --dest \(connection.uniqueName) --object-path /org/lector/Head --method org.lector.Head.Head"
+        let ok = try run(["sh", "-c", call + " 0 <\"$1\" 2>&1", bus.address, path])
+        #expect(ok.output == "('first line\\n',)\n", "\(ok.output)")
+        #expect(object.sent == [1])
+    }
+
     @Test func exportsMethodsAndPropertiesToOtherProcesses() throws {
         let bus = try PrivateBus()
         let connection = try DBusConnection.connect(address: bus.address)

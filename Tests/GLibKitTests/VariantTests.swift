@@ -28,7 +28,7 @@ private func parsed(_ text: String) -> Variant {
         .bool(true), .bool(false), .byte(0), .byte(255), .int16(-32768), .uint16(65535),
         .int32(Int32.min), .uint32(UInt32.max), .int64(Int64.min), .int64(Int64.max), .uint64(UInt64.max),
         .double(-0.5), .double(1e300), .string(""), .string("héllo wörld ✓ 𝄞"), .objectPath("/"),
-        .objectPath("/org/mpris/MediaPlayer2"), .signature("a{sv}"), .signature(""),
+        .objectPath("/org/mpris/MediaPlayer2"), .signature("a{sv}"), .signature(""), .handle(0), .handle(7),
         .variant(.int32(7)), .variant(.variant(.string("deep"))),
         .array(elementType: "s", []), .array(elementType: "a{sv}", []), .strings(["a", "b", ""]),
         .array(elementType: "ay", [.array(elementType: "y", [.byte(1), .byte(2)])]),
@@ -52,7 +52,7 @@ private func parsed(_ text: String) -> Variant {
     @Test func readsMaybeAndHandleTypes() {
         #expect(parsed("just 5") == .array(elementType: "i", [.int32(5)]))
         #expect(parsed("@mi nothing") == .array(elementType: "i", []))
-        #expect(parsed("handle 3") == .int32(3))
+        #expect(parsed("handle 3") == .handle(3))
         #expect(parsed("{1, 'one'}") == .tuple([.int32(1), .string("one")]))
         #expect(parsed("{'k': <1>}") == .vardict(["k": .int32(1)]))
         #expect(parsed("[(1, 'a')]") == .array(elementType: "(is)", [.tuple([.int32(1), .string("a")])]))

@@ -10,8 +10,9 @@ private let badInputFiles: [String] = {
 }()
 
 extension Integration {
-    /// Every file of `../shared/bad-inputs` through every way in: `lector read --file`, standard input,
-    /// a command-line argument (when it fits in one: 128 KiB) and Lector's D-Bus `Speak`.
+    /// Every file of `../shared/bad-inputs` through every way in: `lector read --file` and `lector read <FILE`
+    /// (both hand the daemon the open file: SpeakFile), standard input from a pipe, a command-line argument
+    /// (when it fits in one: 128 KiB) and Lector's D-Bus `Speak`.
     ///
     /// Each must either be read aloud (exit 0, or an utterance id, and speech is heard) or be refused with
     /// one line (`lector: …` on stderr and exit 1, or a D-Bus error with a one-line message). Afterwards
@@ -30,7 +31,8 @@ extension Integration {
         static let argumentLimit = 100_000
 
         enum Route: String, CaseIterable {
-            case file = "--file", stdin = "standard input", argument = "argument", dbus = "D-Bus Speak"
+            case file = "--file", stdin = "standard input", stdinFile = "standard input from the file"
+            case argument = "argument", dbus = "D-Bus Speak"
         }
 
         @Test("each bad input is read or refused with one line, and the daemon reads hello afterwards",
@@ -49,13 +51,17 @@ extension Integration {
                 let accepted: Bool
                 let what = "\(name) through \(route.rawValue)"
                 switch route {
-                case .file, .stdin, .argument:
+                case .file, .stdin, .stdinFile, .argument:
                     let result: ProcessResult
                     switch route {
                     case .file:
                         result = try await session.lector(["read", "--lang", "en", "--file", path.path])
                     case .stdin:
                         result = try await session.lector(["read", "--lang", "en", "-"], stdin: bytes)
+                    case .stdinFile:
+                        // A regular file as standard input: handed to the daemon open (SpeakFile), not sent.
+                        result = try await session.run(
+                            "/bin/sh", ["-c", #""$0" read --lang en <"$1""#, Paths.lectorBinary, path.path])
                     default:
                         // Through a shell, so that the argument carries the file's bytes as they are.
                         result = try await session.run(

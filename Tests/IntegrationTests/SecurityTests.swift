@@ -53,6 +53,35 @@ extension Integration {
             #expect(session.runningDaemon?.isRunning ?? true, "the daemon died: \(session.daemonLogs())")
         }
 
+        @Test("D-Bus SpeakFile refuses descriptors of the same, pipes included, at once, and reads a regular file")
+        func speakFileRefuses() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            // gdbus sends its own descriptor N for a handle argument N: here its standard input, opened by the
+            // shell (a FIFO read-write, so that opening it does not wait for a writer).
+            let call = #"exec gdbus call --session --dest org.lector.Lector --object-path /org/lector/Lector --method org.lector.Lector1.SpeakFile 0 "{}""#
+            var scripts = try Self.hostilePaths(session).map { path in
+                (path, (path.hasSuffix("/fifo") ? call + #" 0<>"$1""# : call + #" <"$1""#), path)
+            }
+            scripts.append(("a pipe", "echo A pipe is not read. | " + call, ""))
+            for (what, script, path) in scripts {
+                let result = try await session.run("/bin/sh", ["-c", script, "sh", path], timeout: 10)
+                #expect(result.status != 0 && result.stderr.contains("InvalidArgs: cannot read"), "SpeakFile \(what): \(result)")
+                #expect(result.seconds < 2, "SpeakFile \(what) took \(result.seconds) s")
+                let status = try await session.status()
+                #expect(status.exitStatus == 0 && status.state == "stopped", "after SpeakFile \(what): \(status)")
+            }
+            let good = session.directory.appendingPathComponent("hostile/good.txt")
+            try Data("A regular file is read aloud.".utf8).write(to: good)
+            let mark = session.recorder.mark()
+            let ok = try await session.run("/bin/sh", ["-c", call + #" <"$1""#, "sh", good.path], timeout: 10)
+            #expect(ok.status == 0 && ok.stdout.hasPrefix("(uint64 "), "\(ok)")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "SpeakFile of a regular file: nothing heard")
+            try await session.quiesce()
+            #expect(session.runningDaemon?.isRunning ?? true, "the daemon died: \(session.daemonLogs())")
+        }
+
         @Test("lector read --file refuses the same, with one line and exit 1, without hanging on a FIFO")
         func readFileRefuses() async throws {
             let session = try PrivateSession.require()

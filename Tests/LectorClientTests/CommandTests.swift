@@ -1,3 +1,5 @@
+@preconcurrency import Glibc
+import LectorCommon
 import Testing
 @testable import LectorClient
 
@@ -23,5 +25,51 @@ import Testing
         #expect(Command.microseconds(1e300) == .max)
         #expect(Command.microseconds(-1e300) == .min)
         #expect(Command.microseconds(-2.5) == -2_500_000)
+    }
+}
+
+@Suite struct InputFileTests {
+    /// A file in /tmp holding `bytes`, removed after `body`.
+    private func withFile(_ bytes: [UInt8], _ body: (String) throws -> Void) rethrows {
+        let path = "/tmp/lector-input-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        defer { unlink(path) }
+        try body(path)
+    }
+
+    @Test func readsFromTheOffsetToTheEndAndRepairsUTF8() throws {
+        try withFile(Array("skip|Caf\u{E9}".utf8) + [0xFF] + Array(" ok\u{7}.".utf8)) { path in
+            let file = try Input.openFile(path).get()
+            #expect(file.title == path.split(separator: "/").last.map(String.init))
+            #expect(file.url == "file://" + path)
+            #expect(lseek(file.descriptor, 5, SEEK_SET) == 5)
+            #expect(try Input.read(file.descriptor, what: "it").get() == "Café\u{FFFD} ok\u{7}.")
+        }
+    }
+
+    @Test func recognizesSSMLWithoutMovingTheOffset() throws {
+        try withFile(Array("<?xml version=\"1.0\"?>\n<speak>Hi</speak>".utf8)) { path in
+            let file = try Input.openFile(path).get()
+            #expect(file.isSSML)
+            #expect(lseek(file.descriptor, 0, SEEK_CUR) == 0)
+        }
+        try withFile(Array("Plain <b>text</b>".utf8)) { path in
+            let file = try Input.openFile(path).get()
+            #expect(file.isSSML == false)
+        }
+    }
+
+    @Test func refusesPipesAndPseudoFiles() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let pipeRead = Input.read(fds[0], what: "a pipe")
+        #expect(throws: Input.Failure.self) { try pipeRead.get() }
+        if case .failure(let failure) = pipeRead { #expect(failure.message == "cannot read a pipe: not a regular file") }
+        let proc = open("/proc/self/status", O_RDONLY)
+        defer { close(proc) }
+        #expect(Input.unreadable(proc) == "not a regular file (a kernel pseudo file)")
     }
 }
