@@ -13,7 +13,8 @@ import SpeechCore
 /// - `reading`: `key value` lines — `lector-reading 1`, `text KEY`, `state reading|paused|stopped`,
 ///   `sentence N` (0-based), `offset N` (where that sentence starts, in Unicode scalars of the text),
 ///   `language`, `voice` (eSpeak NG identifier), `rate` (wpm), `pitch`, `title`, `url` — written when the
-///   sentence heard, the state, the text or the rate changes, at most once a second, never while nothing
+///   sentence heard, the state, the text or the rate changes, at most once a second (a new text 250 ms after
+///   it came, when its first audio is on its way), never while nothing
 ///   changes (so not while idle), and once more when the daemon ends on SIGTERM/SIGINT/SIGHUP.
 ///
 /// A daemon that starts finds the text loaded and `stopped`; when the saved state was `reading` or
@@ -27,6 +28,8 @@ final class StateKeeper {
     static var textPath: String { directory + "/text" }
     /// At most one write of `reading` per this many µs.
     static let minimumInterval: Int64 = 1_000_000
+    /// How long a new text waits before it is written, in µs.
+    static let newTextDelay: Int64 = 250_000
 
     private struct Snapshot: Equatable {
         var textKey: String
@@ -125,7 +128,9 @@ final class StateKeeper {
     func changed() {
         guard !finished, timer == nil, let now = snapshot(), now != saved else { return }
         // Never in the dispatch that made the change: what it sent to the sound server (a cork) goes out first.
-        let wait = lastWrite + Self.minimumInterval - MainContext.monotonicMicroseconds
+        // A new text waits until its first audio is on its way: writing a 1 MB text takes the main loop ~1 ms.
+        var wait = lastWrite + Self.minimumInterval - MainContext.monotonicMicroseconds
+        if now.textKey != savedTextKey { wait = max(wait, Self.newTextDelay) }
         guard wait > 0 else {
             timer = MainContext.idle { [unowned self] in
                 self.timer = nil
