@@ -8,3 +8,7 @@ void lector_log(const char *domain, GLogLevelFlags level, const char *message) {
 int lector_malloc_trim(void) {
     return malloc_trim(0);
 }
+
+int lector_malloc_set_mmap_threshold(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}

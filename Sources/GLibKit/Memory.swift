@@ -14,4 +14,17 @@ public enum Memory {
     public static func returnFreeMemory() -> Bool {
         lector_malloc_trim() != 0
     }
+
+    /// Makes every block of at least `bytes` (default 128 KiB, glibc's initial threshold) a mapping of its own,
+    /// given back to the system as soon as it is freed (glibc `mallopt(M_MMAP_THRESHOLD)`, mallopt(3)).
+    ///
+    /// Left alone, glibc raises the threshold to the size of each large block freed (up to 32 MiB), so after
+    /// one 1 MB text every later 1 MB buffer (a D-Bus message, a text, its copy for the saved reading) comes from
+    /// the heap and stays resident after it is freed. A long-running process that handles large transient
+    /// buffers now and then keeps its resident memory down by fixing it. Costs an mmap/munmap per large block.
+    /// - Returns: whether glibc accepted it.
+    @discardableResult
+    public static func fixLargeBlockThreshold(bytes: Int32 = 128 * 1024) -> Bool {
+        lector_malloc_set_mmap_threshold(bytes) != 0
+    }
 }

@@ -54,6 +54,9 @@ public final class Daemon {
     /// Runs the daemon until it is told to quit; returns the process exit status (0, or 1 when another
     /// daemon already owns the name or the bus cannot be reached).
     public func run() -> Int32 {
+        // Large transient buffers (a 1 MB text as a D-Bus message, as a String, as the saved copy) go back to
+        // the system when freed instead of staying in the heap (see Memory.fixLargeBlockThreshold).
+        Memory.fixLargeBlockThreshold()
         let connection: DBusConnection
         do { connection = try DBusConnection.session() } catch {
             printError("cannot connect to the session bus: \(error)")

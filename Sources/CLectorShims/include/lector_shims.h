@@ -11,4 +11,8 @@ void lector_log(const char *domain, GLogLevelFlags level, const char *message);
  * every arena back to the system. Returns 1 when some was given back. */
 int lector_malloc_trim(void);
 
+/* mallopt(M_MMAP_THRESHOLD, bytes) (glibc, malloc.h): blocks of at least `bytes` are mapped on their own and
+ * unmapped when freed; setting it turns off glibc's rising threshold. Returns 1 on success. */
+int lector_malloc_set_mmap_threshold(int bytes);
+
 #endif
