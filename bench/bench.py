@@ -522,31 +522,21 @@ class Bench:
             self.lector_stop()
         return self.measure(lambda: self.run_cmd(argv, "lector read " + kind), timeout, stop)
 
-    def fs_lector_dbus(self, kind, timeout):
+    def fs_lector_dbus(self, kind, timeout, command="speak", method="Speak"):
         self.dbus.cmd("load " + (self.big_file if kind == "1 MB" else self.sentence_file))
         self.rec.calibrate()
         def start():
-            self.dbus.send("speak 175")
+            self.dbus.send(command + " 175")
         def stop(_):
             answer = self.dbus.answer()
             if not answer.startswith("ok"):
-                raise RuntimeError("Speak: " + answer)
-            self.add("Speak round trip, %s (ms)" % kind, int(answer.split()[1]) / 1000.0)
+                raise RuntimeError(method + ": " + answer)
+            self.add("%s round trip, %s (ms)" % (method, kind), int(answer.split()[1]) / 1000.0)
             self.lector_stop()
         return self.measure(start, timeout, stop)
 
     def fs_lector_dbus_file(self, kind, timeout):
-        self.dbus.cmd("load " + (self.big_file if kind == "1 MB" else self.sentence_file))
-        self.rec.calibrate()
-        def start():
-            self.dbus.send("speakfile 175")
-        def stop(_):
-            answer = self.dbus.answer()
-            if not answer.startswith("ok"):
-                raise RuntimeError("SpeakFile: " + answer)
-            self.add("SpeakFile round trip, %s (ms)" % kind, int(answer.split()[1]) / 1000.0)
-            self.lector_stop()
-        return self.measure(start, timeout, stop)
+        return self.fs_lector_dbus(kind, timeout, "speakfile", "SpeakFile")
 
     def fs_espeak(self, kind, timeout):
         argv = ["espeak-ng", "-v", "en"] + (["-f", self.big_file] if kind == "1 MB" else [SENTENCE])
