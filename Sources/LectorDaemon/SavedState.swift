@@ -14,8 +14,8 @@ import SpeechCore
 ///   `sentence N` (0-based), `offset N` (where that sentence starts, in Unicode scalars of the text),
 ///   `language`, `voice` (eSpeak NG identifier), `rate` (wpm), `pitch`, `title`, `url` — written when the
 ///   sentence heard, the state, the text or the rate changes, at most once a second (a new text 250 ms after
-///   it came, when its first audio is on its way), never while nothing
-///   changes (so not while idle), and once more when the daemon ends on SIGTERM/SIGINT/SIGHUP.
+///   it came, when its first audio is on its way), never while nothing changes (so not while idle), and once
+///   more when the daemon ends on SIGTERM/SIGINT/SIGHUP.
 ///
 /// A daemon that starts finds the text loaded and `stopped`; when the saved state was `reading` or
 /// `paused`, `resume`, MPRIS `Play` and `toggle` go on from the saved sentence (`SpeechManager.restore`).
