@@ -55,10 +55,10 @@ public enum Input {
             return openFile(file).map { .file($0) }
         }
         if arguments == ["-"] || (arguments.isEmpty && isatty(0) == 0) {
-            var st = stat()
-            if fstat(0, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, unreadable(0) == nil {
+            let (size, problem) = inspect(0)
+            if problem == nil {
                 let fd = fcntl(0, F_DUPFD_CLOEXEC, 3)
-                if fd >= 0 { return .success(.file(OpenFile(descriptor: fd, title: nil, url: nil))) }
+                if fd >= 0 { return .success(.file(OpenFile(descriptor: fd, size: size, title: nil, url: nil))) }
             }
         }
         return text(arguments: arguments, file: nil).map { .text($0) }
@@ -82,7 +82,7 @@ public enum Input {
         switch openFile(path) {
         case .failure(let failure): return .failure(failure)
         case .success(let file):
-            switch read(file.descriptor, what: path) {
+            switch contents(file.descriptor, size: file.size, what: path) {
             case .failure(let failure): return .failure(failure)
             case .success(let decoded):
                 let text = TextCleaner.clean(decoded)
@@ -97,13 +97,16 @@ public enum Input {
     public final class OpenFile {
         /// The open descriptor, read from its current offset (0 for a file opened by `openFile`).
         public let descriptor: Int32
+        /// Its size in bytes when it was opened and checked (`fstat`).
+        public let size: Int
         /// The file's name, without its folder (nil for standard input).
         public let title: String?
         /// Its `file://` URI (nil for standard input).
         public let url: String?
 
-        init(descriptor: Int32, title: String?, url: String?) {
+        init(descriptor: Int32, size: Int, title: String?, url: String?) {
             self.descriptor = descriptor
+            self.size = size
             self.title = title
             self.url = url
         }
@@ -140,31 +143,37 @@ public enum Input {
         }
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return refuse(String(cString: strerror(errno))) }
-        if let why = unreadable(fd) {
+        let (size, problem) = inspect(fd)
+        if let problem {
             close(fd)
-            return refuse(why)
+            return refuse(problem)
         }
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        return .success(OpenFile(descriptor: fd, title: base, url: pathToFileURI(absolute)))
+        return .success(OpenFile(descriptor: fd, size: size, title: base, url: pathToFileURI(absolute)))
     }
 
     /// Why the open descriptor `fd` is not a user's text, or nil: not a regular file (`fstat`), on the device
     /// of a kernel pseudo file system, or larger than `maximumBytes`.
     public static func unreadable(_ fd: Int32) -> String? {
+        inspect(fd).problem
+    }
+
+    /// `unreadable`'s answer, with the file's size in bytes (`fstat`) when it is readable.
+    private static func inspect(_ fd: Int32) -> (size: Int, problem: String?) {
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return String(cString: strerror(errno)) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return "not a regular file" }
+        guard fstat(fd, &st) == 0 else { return (0, String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return (0, "not a regular file") }
         for mount in pseudoFileSystems {
             var pseudo = stat(), parent = stat()
             let up = String(mount[..<mount.lastIndex(of: "/")!])
             // Only a mount point of its own counts (in some containers /dev is a plain folder of the root).
             if stat(mount, &pseudo) == 0, stat(up.isEmpty ? "/" : up, &parent) == 0, pseudo.st_dev != parent.st_dev,
                pseudo.st_dev == st.st_dev {
-                return "not a regular file (a kernel pseudo file)"
+                return (0, "not a regular file (a kernel pseudo file)")
             }
         }
-        guard st.st_size <= maximumBytes else { return "larger than \(maximumBytes >> 20) MiB" }
-        return nil
+        guard st.st_size <= maximumBytes else { return (0, "larger than \(maximumBytes >> 20) MiB") }
+        return (Int(st.st_size), nil)
     }
 
     /// The text of the regular file open at `fd`, read from its current offset to its end (at most
@@ -173,13 +182,15 @@ public enum Input {
     /// `fd` with `unreadable` first, so a D-Bus client cannot hand the daemon a pipe, socket or device (whose
     /// read could block it).
     public static func read(_ fd: Int32, what: String) -> Result<String, Failure> {
+        let (size, problem) = inspect(fd)
+        if let problem { return .failure(Failure(message: "cannot read \(what): \(problem)")) }
+        return contents(fd, size: size, what: what)
+    }
+
+    /// `read` of a descriptor already checked, `size` bytes long when checked: straight into the string's storage
+    /// (validated and repaired there: SE-0263); a file that grew since is read again in chunks.
+    private static func contents(_ fd: Int32, size: Int, what: String) -> Result<String, Failure> {
         func refuse(_ why: String) -> Result<String, Failure> { .failure(Failure(message: "cannot read \(what): \(why)")) }
-        if let why = unreadable(fd) { return refuse(why) }
-        var st = stat()
-        _ = fstat(fd, &st)
-        // Straight into the string's storage (validated and repaired there: SE-0263), when the file is the size
-        // fstat says; one that grows while it is read is read again in chunks.
-        let size = Int(st.st_size)
         var failure: String?
         var complete = false
         let text = String(unsafeUninitializedCapacity: max(size, 1)) { buffer -> Int in
@@ -203,17 +214,31 @@ public enum Input {
         }
         if let failure { return refuse(failure) }
         if complete { return .success(text) }
+        switch readToEnd(fd) {
+        case .success(let bytes): return .success(String(decoding: bytes, as: UTF8.self))
+        case .failure(.tooLarge): return refuse("larger than \(maximumBytes >> 20) MiB")
+        case .failure(.failed(let why)): return refuse(why)
+        }
+    }
+
+    /// Why `readToEnd` stopped.
+    private enum ReadFailure: Error {
+        case tooLarge
+        case failed(String)
+    }
+
+    /// The bytes of `fd` from its offset to its end, in 64 KiB reads; fails past `maximumBytes`.
+    private static func readToEnd(_ fd: Int32) -> Result<[UInt8], ReadFailure> {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { return refuse(String(cString: strerror(errno))) }
-            if n == 0 { break }
+            if n < 0 { return .failure(.failed(String(cString: strerror(errno)))) }
+            if n == 0 { return .success(bytes) }
             bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > maximumBytes { return refuse("larger than \(maximumBytes >> 20) MiB") }
+            if bytes.count > maximumBytes { return .failure(.tooLarge) }
         }
-        return .success(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Whether `text` is an SSML document rather than plain text: it starts (after a byte order mark and white
@@ -229,19 +254,11 @@ public enum Input {
     }
 
     private static func readStandardInput() -> Result<Text, Failure> {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failure(Failure(message: "cannot read standard input: \(String(cString: strerror(errno)))")) }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > maximumBytes {
-                return .failure(Failure(message: "standard input is larger than \(maximumBytes >> 20) MiB"))
-            }
+        switch readToEnd(0) {
+        case .success(let bytes): return .success(Text(text: TextCleaner.clean(utf8: bytes)))
+        case .failure(.tooLarge): return .failure(Failure(message: "standard input is larger than \(maximumBytes >> 20) MiB"))
+        case .failure(.failed(let why)): return .failure(Failure(message: "cannot read standard input: \(why)"))
         }
-        return .success(Text(text: TextCleaner.clean(utf8: bytes)))
     }
 
     private static func currentDirectory() -> String {
