@@ -78,10 +78,10 @@ public struct DBusFileDescriptors {
     /// How many descriptors came with the call.
     public var count: Int { list.map { Int(g_unix_fd_list_get_length(UnsafeMutablePointer($0))) } ?? 0 }
 
-    /// A duplicate of the descriptor a `.handle(index)` argument names, with `FD_CLOEXEC` set; the caller
-    /// owns it and must close it.
+    /// A duplicate of the descriptor a `.handle(index)` argument names, with `FD_CLOEXEC` set, for the caller
+    /// to close.
     /// - Throws: `DBusError.invalidArgs` when the call carried no descriptor at `index`.
-    public func duplicate(_ index: Int32) throws(DBusError) -> Int32 {
+    private func duplicate(_ index: Int32) throws(DBusError) -> Int32 {
         guard let list, index >= 0, Int(index) < count else {
             throw .invalidArgs("the call carried no file descriptor at index \(index)")
         }
@@ -95,7 +95,9 @@ public struct DBusFileDescriptors {
         return fd
     }
 
-    /// Calls `body` with a duplicate of the descriptor at `index` (see `duplicate`), closed when it returns.
+    /// Calls `body` with a duplicate (`FD_CLOEXEC`) of the descriptor a `.handle(index)` argument names, closed
+    /// when `body` returns.
+    /// - Throws: `DBusError.invalidArgs` when the call carried no descriptor at `index`; what `body` throws.
     public func withDescriptor<T>(_ index: Int32, _ body: (Int32) throws(DBusError) -> T) throws(DBusError) -> T {
         let fd = try duplicate(index)
         defer { close(fd) }

@@ -77,9 +77,9 @@ final class Client {
         guard rc == 0 else { throw .cannotStart(String(cString: strerror(rc))) }
     }
 
-    private func lector(_ method: String, _ arguments: [Variant] = []) throws(DBusError) -> [Variant] {
+    private func lector(_ method: String, _ arguments: [Variant] = [], fileDescriptors: [Int32] = []) throws(DBusError) -> [Variant] {
         try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface, method: method,
-                            arguments: arguments, autoStart: false)
+                            arguments: arguments, fileDescriptors: fileDescriptors, autoStart: false)
     }
 
     /// Calls a method of Lector's interface (Pause, Resume, Stop, Toggle, SetRate, SetPitch, SleepAfter, …). Returns the exit status.
@@ -146,9 +146,7 @@ final class Client {
             case .text(let text):
                 reply = try lector("Speak", [.string(text), .vardict(dict)])
             case .file(let file):
-                reply = try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface,
-                                            method: "SpeakFile", arguments: [.handle(0), .vardict(dict)],
-                                            fileDescriptors: [file.descriptor], autoStart: false)
+                reply = try lector("SpeakFile", [.handle(0), .vardict(dict)], fileDescriptors: [file.descriptor])
             }
             guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return 1 }
             id = value
