@@ -40,6 +40,15 @@ static GVariant *call(GDBusConnection *bus, const char *dest, const char *path, 
     return reply;
 }
 
+/* The options of every Speak and SpeakFile: {rate: RATE, language: "en"}. */
+static GVariant *speak_options(int rate) {
+    GVariantBuilder opts;
+    g_variant_builder_init(&opts, G_VARIANT_TYPE("a{sv}"));
+    g_variant_builder_add(&opts, "{sv}", "rate", g_variant_new_int32(rate));
+    g_variant_builder_add(&opts, "{sv}", "language", g_variant_new_string("en"));
+    return g_variant_builder_end(&opts);
+}
+
 int main(void) {
     GError *error = NULL;
     GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &error);
@@ -72,24 +81,16 @@ int main(void) {
             if (!g_file_get_contents(w[1], &text, &len, &error)) text = g_strdup("");
             if (!error) printf("ok 0\n");
         } else if (!strcmp(w[0], "speak") && n == 2) {
-            GVariantBuilder opts;
-            g_variant_builder_init(&opts, G_VARIANT_TYPE("a{sv}"));
-            g_variant_builder_add(&opts, "{sv}", "rate", g_variant_new_int32(atoi(w[1])));
-            g_variant_builder_add(&opts, "{sv}", "language", g_variant_new_string("en"));
             reply = call(bus, "org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                         g_variant_new("(sa{sv})", text, &opts), &us, &error);
+                         g_variant_new("(s@a{sv})", text, speak_options(atoi(w[1]))), &us, &error);
             if (reply) printf("ok %" G_GINT64_FORMAT "\n", us);
         } else if (!strcmp(w[0], "speakfile") && n == 2) {
-            GVariantBuilder opts;
-            g_variant_builder_init(&opts, G_VARIANT_TYPE("a{sv}"));
-            g_variant_builder_add(&opts, "{sv}", "rate", g_variant_new_int32(atoi(w[1])));
-            g_variant_builder_add(&opts, "{sv}", "language", g_variant_new_string("en"));
             gint64 t0 = now_us();
             int fd = open(path, O_RDONLY | O_CLOEXEC);
             GUnixFDList *fds = g_unix_fd_list_new_from_array(&fd, 1); /* takes fd */
             reply = g_dbus_connection_call_with_unix_fd_list_sync(
                 bus, "org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "SpeakFile",
-                g_variant_new("(ha{sv})", 0, &opts), NULL, G_DBUS_CALL_FLAGS_NONE, 30000, fds, NULL, NULL, &error);
+                g_variant_new("(h@a{sv})", 0, speak_options(atoi(w[1]))), NULL, G_DBUS_CALL_FLAGS_NONE, 30000, fds, NULL, NULL, &error);
             us = now_us() - t0;
             g_object_unref(fds);
             if (reply) printf("ok %" G_GINT64_FORMAT "\n", us);
