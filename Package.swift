@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Module layout and the direction of dependencies: see docs/ARCHITECTURE.md.
-// Every C library is wrapped by a `.systemLibrary` target and imported by exactly one Swift target.
+// Every C library is wrapped by one C target (a `.systemLibrary` module map, or a tiny loader) and imported by exactly
+// one Swift target.
 // `swift build --static-swift-stdlib` for the executables only (tests link the runtime dynamically).
 let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
 
@@ -16,13 +17,15 @@ let package = Package(
     ],
     targets: [
         // C libraries (module maps only)
-        .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CGio", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols)
+        // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
+        // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
+        // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
         .target(name: "CLectorShims", dependencies: ["CGio"]),
-        .target(name: "CLectorICU", linkerSettings: [.linkedLibrary("icuuc")]),
-        .target(name: "CLectorCLD2", linkerSettings: [.linkedLibrary("cld2")]),
+        .target(name: "CESpeakNG"),
+        .target(name: "CLectorICU"),
+        .target(name: "CLectorCLD2"),
 
         // Pure Swift, no C
         .target(name: "SpeechCore"),

@@ -56,17 +56,18 @@ struct Configuration: Equatable {
 
     /// Reads the file at `path`: the settings, and one line per problem (`PATH:LINE: [group] key: …`).
     /// A missing file gives the defaults and no problem; an unreadable or malformed one, the defaults and one problem.
-    static func load(path: String, matcher: LanguageMatcher) -> (Configuration, problems: [String]) {
+    /// `matcher` is evaluated only if the file names a language or a voice.
+    static func load(path: String, matcher: @autoclosure () -> LanguageMatcher) -> (Configuration, problems: [String]) {
         let file: KeyFile
         do { file = try KeyFile(path: path) } catch {
             if error.isFileNotFound { return (Configuration(), []) }
             return (Configuration(), ["\(path): \(error.message); using the defaults"])
         }
-        return parse(file, path: path, matcher: matcher)
+        return parse(file, path: path, matcher: matcher())
     }
 
     /// The settings in `file` (read from `path`, which the problems name).
-    static func parse(_ file: KeyFile, path: String, matcher: LanguageMatcher) -> (Configuration, problems: [String]) {
+    static func parse(_ file: KeyFile, path: String, matcher: @autoclosure () -> LanguageMatcher) -> (Configuration, problems: [String]) {
         var config = Configuration()
         var problems: [String] = []
         func report(_ group: String, _ key: String?, _ message: String) {
@@ -83,7 +84,7 @@ struct Configuration: Equatable {
                     case "language":
                         let value = file.string(key, inGroup: group) ?? ""
                         do {
-                            _ = try matcher.match(value)
+                            _ = try matcher().match(value)
                             config.language = value.trimmingSpaces
                         } catch {
                             report(group, key, "\(error.description); ignored")
@@ -108,11 +109,11 @@ struct Configuration: Equatable {
             case "voices":
                 for key in file.keys(inGroup: group) {
                     let name = file.string(key, inGroup: group) ?? ""
-                    do { _ = try matcher.match(key) } catch {
+                    do { _ = try matcher().match(key) } catch {
                         report(group, key, "\(error.description); ignored")
                         continue
                     }
-                    guard let voice = matcher.voice(named: name.trimmingSpaces) else {
+                    guard let voice = matcher().voice(named: name.trimmingSpaces) else {
                         report(group, key, "unknown voice '\(name)' (`lector voices` lists them); ignored")
                         continue
                     }

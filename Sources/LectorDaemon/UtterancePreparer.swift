@@ -25,8 +25,12 @@ struct PrepareError: Error, CustomStringConvertible {
 /// Turns text and options into an `Utterance`: cleans the text, detects the language of each paragraph when
 /// none is given, matches languages to eSpeak NG voices, cuts the text into sentences. Shared by the daemon and the offline renderer so that both read alike.
 final class UtterancePreparer {
-    let voices: [Voice]
-    let matcher: LanguageMatcher
+    /// The installed voices, listed when first needed (the first request, or a configuration that names
+    /// languages or voices): listing them opens eSpeak NG, which an idle daemon does not map.
+    private(set) lazy var voices: [Voice] = listVoices()
+    /// Matches BCP 47 tags to `voices`.
+    private(set) lazy var matcher = LanguageMatcher(voices: voices)
+    private let listVoices: () -> [Voice]
     private let segmenter = Segmenter()
     private let detector = LanguageDetector()
     private var nextID: UInt64 = 1
@@ -34,10 +38,10 @@ final class UtterancePreparer {
     /// The user's settings (default language, voice per language, rate, pitch); see `Configuration`.
     private(set) var configuration = Configuration()
 
-    /// A preparer for `voices` (by default the installed ones: `VoiceCatalog.load()`).
-    init(voices: [Voice] = VoiceCatalog.load()) {
-        self.voices = voices
-        matcher = LanguageMatcher(voices: voices)
+    /// A preparer for `voices` (by default the installed ones: `VoiceCatalog.load()`), evaluated when first
+    /// needed.
+    init(voices: @escaping @autoclosure () -> [Voice] = VoiceCatalog.load()) {
+        listVoices = voices
     }
 
     /// Reads the configuration file at `path` (by default `$XDG_CONFIG_HOME/lector/config`) and uses it from

@@ -53,10 +53,12 @@ public enum VoiceCatalog {
     ///
     /// Uses `espeak_ng_InitializePath(NULL)` and `espeak_ListVoices(NULL)` (speak_lib.h): reads the voice
     /// files only, without `espeak_Initialize` or any synthesis state, so it is safe in the daemon.
-    /// Takes about 6–11 ms for the 131 voices of eSpeak NG 1.51. Empty if no data is installed.
+    /// Takes about 6–11 ms for the 131 voices of eSpeak NG 1.51. Empty if no data is installed, or if
+    /// libespeak-ng.so.1 cannot be loaded (it is opened here on first use; see `lector_espeak`).
     public static func load() -> [Voice] {
-        espeak_ng_InitializePath(nil)
-        guard let list = espeak_ListVoices(nil) else { return [] }
+        guard let espeak = lector_espeak()?.pointee else { return [] }  // it said why
+        espeak.InitializePath(nil)
+        guard let list = espeak.ListVoices(nil) else { return [] }
         var voices: [Voice] = []
         var index = 0
         while let entry = list[index] {

@@ -10,7 +10,7 @@ public enum Worker {
     /// Exit code: input reached end of file between frames.
     public static let exitSuccess: Int32 = 0
     /// Exit code: the output pipe or the input failed (e.g. EPIPE: the daemon closed its end), or eSpeak NG
-    /// could not be initialized.
+    /// could not be loaded or initialized.
     public static let exitIOError: Int32 = 1
     /// Exit code: a malformed request (see ``WorkerProtocolError``) or input cut in the middle of a frame.
     public static let exitProtocolError: Int32 = 2
@@ -21,7 +21,7 @@ public enum Worker {
 
     /// Runs the worker's main loop until end of input.
     ///
-    /// Initializes eSpeak NG (`espeak_Initialize` in `AUDIO_OUTPUT_SYNCHRONOUS` mode, speak_lib.h), sends
+    /// Loads eSpeak NG (libespeak-ng.so.1, see `lector_espeak`), initializes it (`espeak_Initialize` in `AUDIO_OUTPUT_SYNCHRONOUS` mode, speak_lib.h), sends
     /// ``WorkerFrame/ready(sampleRate:)``, then reads ``WorkerRequest`` frames from `input` and answers each
     /// `synthesize` on `output` with frames written as the engine produces them (blocking writes, EINTR and
     /// short writes handled; a slow reader slows synthesis down). SIGPIPE is ignored so that a closed output
@@ -37,17 +37,18 @@ public enum Worker {
     public static func run(input: Int32, output: Int32) -> Int32 {
         _ = signal(SIGPIPE, SIG_IGN)
         _ = signal(SIGABRT, SIG_DFL)
-        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, chunkMilliseconds, nil, espeakINITIALIZE_DONT_EXIT)
+        guard let espeak = lector_espeak()?.pointee else { return exitIOError }  // it said why
+        let rate = espeak.Initialize(AUDIO_OUTPUT_SYNCHRONOUS, chunkMilliseconds, nil, espeakINITIALIZE_DONT_EXIT)
         guard rate > 0 else {
             FileDescriptorIO.diagnose("eSpeak NG could not be initialized (espeak_Initialize returned \(rate))")
             return exitIOError
         }
-        espeak_SetSynthCallback { wav, count, events -> Int32 in
+        espeak.SetSynthCallback { wav, count, events -> Int32 in
             guard let events, let context = events.pointee.user_data else { return 0 }
             let session = Unmanaged<WorkerSession>.fromOpaque(context).takeUnretainedValue()
             return session.deliver(wav: wav, count: Int(count), events: events)
         }
-        let session = WorkerSession(output: output)
+        let session = WorkerSession(output: output, espeak: espeak)
         guard session.send(.ready(sampleRate: Int(rate))) else { return exitIOError }
 
         var decoder = WorkerRequestDecoder()
@@ -83,6 +84,7 @@ public enum Worker {
 /// thread, with this object as `user_data`.
 final class WorkerSession {
     private let output: Int32
+    private let espeak: lector_espeak_functions
     private var tag: UInt32 = 0
     private var scalarCount = 0
     /// For an SSML request: the text-content offset of each scalar of the markup (see `SSMLText`).
@@ -93,7 +95,8 @@ final class WorkerSession {
     /// Set by a failed `configure`: every `synthesize` fails with it until a `configure` succeeds.
     private var voiceError: String?
 
-    init(output: Int32) {
+    init(output: Int32, espeak: lector_espeak_functions) {
+        self.espeak = espeak
         self.output = output
     }
 
@@ -120,7 +123,7 @@ final class WorkerSession {
         if let problem = Self.unsafeVoiceName(voice) {
             voiceError = "unknown voice '\(Self.printable(voice))' (\(problem))"
         } else {
-            let result = voice.withCString { espeak_SetVoiceByName($0) }
+            let result = voice.withCString { espeak.SetVoiceByName($0) }
             if result == EE_OK {
                 voiceError = nil
             } else {
@@ -128,8 +131,8 @@ final class WorkerSession {
             }
         }
         // Set after the voice: selecting a voice may reset the prosody.
-        _ = espeak_SetParameter(espeakRATE, Int32(min(max(rate, 80), 450)), 0)
-        _ = espeak_SetParameter(espeakPITCH, Int32(min(max(pitch, 0), 99)), 0)
+        _ = espeak.SetParameter(espeakRATE, Int32(min(max(rate, 80), 450)), 0)
+        _ = espeak.SetParameter(espeakPITCH, Int32(min(max(pitch, 0), 99)), 0)
     }
 
     /// Why eSpeak NG must not see this voice name, or nil if it may.
@@ -177,7 +180,7 @@ final class WorkerSession {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let flags = UInt32(espeakCHARS_UTF8 | espeakENDPAUSE | (ssml ? espeakSSML : 0))
         let result = bytes.withUnsafeBufferPointer { text in
-            espeak_Synth(text.baseAddress, text.count, 0, POS_CHARACTER, 0, flags, nil, context)
+            espeak.Synth(text.baseAddress, text.count, 0, POS_CHARACTER, 0, flags, nil, context)
         }
         if outputFailed { return false }
         if result != EE_OK {

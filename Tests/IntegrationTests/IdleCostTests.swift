@@ -37,6 +37,26 @@ extension Integration {
             try await session.run("pactl", ["list", "sink-inputs"]).stdout
         }
 
+        @Test("a daemon that has read nothing maps neither eSpeak NG, ICU nor CLD2 (they are opened on first use)")
+        func idleDaemonMapsNoEngine() async throws {
+            let session = try PrivateSession.require()
+            // A separate instance: it restores no saved reading, which would open them at once.
+            let daemon = try session.spawn(Paths.lectorBinary, ["daemon", "--instance"], tag: "daemon-instance")
+            var owned = false
+            for _ in 0..<500 where !owned && daemon.isRunning {
+                try await Task.sleep(for: .milliseconds(20))
+                owned = await session.nameOwner("org.mpris.MediaPlayer2.lector.instance\(daemon.pid)") != nil
+            }
+            try #require(owned, "the daemon did not start: \(daemon.stderr.suffix(2000))")
+            try await Task.sleep(for: .milliseconds(500))
+            let maps = try await session.run("cat", ["/proc/\(daemon.pid)/maps"]).stdout
+            #expect(maps.contains("libpulse"), "\(maps)")
+            for library in ["libespeak-ng", "libicuuc", "libcld2"] {
+                #expect(!maps.contains(library), "an idle daemon maps \(library)")
+            }
+            _ = await daemon.stop()
+        }
+
         @Test("idle and paused: at most 2 CPU ticks and 10 context switches in 5 s (15 while the stream closes); the stream is corked or closed")
         func idleAndPausedCostNothing() async throws {
             let session = try PrivateSession.require()

@@ -19,7 +19,8 @@ typedef struct {
 } lector_cld2_result;
 
 /// Detects the language of `length` bytes of UTF-8 plain text at `text`; text that is not interchange-valid
-/// UTF-8 gives "un".
+/// UTF-8 gives "un". libcld2 is opened on the first call; when it cannot be, every text gives "un" and one
+/// line on standard error says why.
 void lector_cld2_detect(const char *text, int length, lector_cld2_result *result);
 
 #ifdef __cplusplus
