@@ -123,6 +123,9 @@ final class LectorService: DBusObject {
     /// the first sound does not wait for the rest; the rest is cut in idle slices (`PendingSentences`). A
     /// queued text is prepared whole.
     func speak(_ text: String, options: SpeakOptions) throws(DBusError) -> UInt64 {
+        // The first request after the daemon started: the worker loads eSpeak NG while the text is prepared
+        // (which lists the voices and opens ICU and CLD2 on first use).
+        engine.startSynthesis()
         let prepared: (Utterance, SentenceCutter?)
         let atOnce = !options.queue || engine.manager.state == .stopped
         do {

@@ -66,6 +66,9 @@ final class ReadingEngine {
         perform(actions)
     }
 
+    /// Starts the synthesis worker if it does not run yet (see `SynthesisClient.startEarly`).
+    func startSynthesis() { synthesis.startEarly() }
+
     /// Appends sentences cut from the rest of utterance `id` (`SpeechManager.extend`; see `PendingSentences`).
     func extend(utterance id: UInt64, with sentences: [Sentence], pendingText: Int) {
         // The run's copy of the utterance is about to be replaced by the extended one: dropping its sentences

@@ -58,6 +58,12 @@ final class SynthesisClient {
         return tag
     }
 
+    /// Starts the worker now if none runs, so that its start (loading eSpeak NG and its data, ~10 ms) overlaps
+    /// with preparing the first text instead of following it.
+    func startEarly() {
+        if process == nil { start() }
+    }
+
     /// Ends the worker (at shutdown).
     func terminate() {
         watch?.cancel()
