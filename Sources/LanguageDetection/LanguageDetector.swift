@@ -74,21 +74,31 @@ public struct LanguageDetector: Sendable {
     /// The language of each paragraph of `text` (see ``Paragraphs``), adjacent paragraphs of one language
     /// merged into one run. In order, covering every paragraph; empty for a text of white space only.
     ///
-    /// A paragraph is detected on its own. One that is too short (``minimumLetterBytes``) or that CLD2 finds
-    /// nothing in takes the language of the paragraph before it, or, at the start of the text, of the first
-    /// paragraph after it that has one (a title takes its text's language). One that is long enough but that
-    /// CLD2 judges unreliable gets nil: the caller's default language.
+    /// A paragraph (a piece of one, for one longer than ``Paragraphs/maximumLength``) is detected on its own.
+    /// One that is too short (``minimumLetterBytes``) or that CLD2 finds nothing in takes the language of the
+    /// paragraph before it, or, at the start of the text, of the first paragraph after it that has one (a
+    /// title takes its text's language). One that is long enough but that CLD2 judges unreliable gets nil:
+    /// the caller's default language.
     public func runs(in text: String) -> [LanguageRun] {
-        let scalars = Array(text.unicodeScalars)
-        let paragraphs = Paragraphs.ranges(in: scalars).map { range in
-            (range, detect(String(String.UnicodeScalarView(scalars[range]))))
-        }
-        return Self.runs(paragraphs, minimumLetterBytes: minimumLetterBytes)
+        let reader = LanguageRunReader(text: text, detector: self)
+        var runs: [LanguageRun] = []
+        while !reader.isDone { LanguageRunReader.append(reader.next(approximately: Int.max), to: &runs) }
+        return runs
     }
 
     /// The merging rules of ``runs(in:)`` over paragraphs already detected (`nil`: CLD2 found nothing).
     public static func runs(_ paragraphs: [(range: Range<Int>, detected: DetectedLanguage?)], minimumLetterBytes: Int)
         -> [LanguageRun]
+    {
+        var previous: String?? = nil
+        return runs(paragraphs, minimumLetterBytes: minimumLetterBytes, previous: &previous)
+    }
+
+    /// The merging rules of ``runs(in:)`` over paragraphs that follow others: `previous` is the language of
+    /// the last paragraph before them that had one (`.some(nil)`: unsure), or nil at the start of a text;
+    /// it is updated to the last one among these.
+    static func runs(_ paragraphs: [(range: Range<Int>, detected: DetectedLanguage?)], minimumLetterBytes: Int,
+                     previous: inout String??) -> [LanguageRun]
     {
         enum Verdict: Equatable { case language(String?), tooShort }
         var verdicts: [Verdict] = paragraphs.map { p in
@@ -96,7 +106,6 @@ public struct LanguageDetector: Sendable {
             return .language(d.isReliable ? d.tag : nil)
         }
         // Too short: the previous paragraph's language; leading ones, the first language that follows.
-        var previous: String??
         for i in verdicts.indices {
             if case .language(let l) = verdicts[i] { previous = .some(l) } else if let p = previous { verdicts[i] = .language(p) }
         }
@@ -129,24 +138,111 @@ public struct LanguageDetector: Sendable {
     }
 }
 
+/// The language runs of a text found a few paragraphs at a time, so that a long text is read before all of it
+/// is detected: ``LanguageDetector/runs(in:)`` is every `next` of a reader, adjacent runs of one language
+/// merged (``append(_:to:)``).
+public final class LanguageRunReader {
+    private let text: String
+    private let detector: LanguageDetector
+    /// The next paragraph starts at or after this index of `text.unicodeScalars`, `offset` scalars in.
+    private var index: String.Index
+    private var offset = 0
+    /// The language of the last paragraph that had one (see `LanguageDetector.runs(_:minimumLetterBytes:previous:)`).
+    private var previous: String?? = nil
+
+    /// A reader of `text`'s runs with `detector`'s rules.
+    public init(text: String, detector: LanguageDetector) {
+        self.text = text
+        self.detector = detector
+        index = text.unicodeScalars.startIndex
+    }
+
+    /// Every paragraph has been read.
+    public var isDone: Bool { index == text.unicodeScalars.endIndex }
+
+    /// The runs of the next paragraphs: at least about `length` scalars of text, to the end of a paragraph
+    /// (more at the start of a text, until a paragraph long enough to tell its language). Ranges in scalars of
+    /// the whole text. Empty only once the text is done.
+    public func next(approximately length: Int) -> [LanguageRun] {
+        let scalars = text.unicodeScalars
+        var paragraphs: [(range: Range<Int>, detected: DetectedLanguage?)] = []
+        var want = max(length, 1)
+        while !isDone {
+            var chunk: [Unicode.Scalar] = []
+            var end = index
+            while chunk.count < want && end != scalars.endIndex {
+                chunk.append(scalars[end])
+                end = scalars.index(after: end)
+            }
+            let atEnd = end == scalars.endIndex
+            var ranges = Paragraphs.ranges(in: chunk)
+            // The last paragraph may go on after the chunk: it is read again with the next one.
+            if !atEnd, let last = ranges.popLast() {
+                if ranges.isEmpty {
+                    want = want > Int.max / 2 ? Int.max : want * 2  // one paragraph longer than the chunk
+                    continue
+                }
+                end = scalars.index(index, offsetBy: last.lowerBound)
+                chunk.removeSubrange(last.lowerBound...)
+            } else if !atEnd {
+                want = want > Int.max / 2 ? Int.max : want * 2  // white space only so far
+                continue
+            }
+            for range in ranges {
+                let paragraph = String(String.UnicodeScalarView(chunk[range]))
+                paragraphs.append((range.lowerBound + offset..<range.upperBound + offset, detector.detect(paragraph)))
+            }
+            index = end
+            offset += chunk.count
+            // At the start of a text, short paragraphs take the language of the first one that has one.
+            let told = paragraphs.contains { p in (p.detected?.letterBytes ?? 0) >= detector.minimumLetterBytes }
+            if previous != nil || told || isDone { break }
+        }
+        return LanguageDetector.runs(paragraphs, minimumLetterBytes: detector.minimumLetterBytes, previous: &previous)
+    }
+
+    /// Appends `more` runs to `runs`, the first merged into the last when both have the same language.
+    public static func append(_ more: [LanguageRun], to runs: inout [LanguageRun]) {
+        for run in more {
+            if let last = runs.last, last.language == run.language {
+                runs[runs.count - 1].range = last.range.lowerBound..<run.range.upperBound
+            } else {
+                runs.append(run)
+            }
+        }
+    }
+}
+
 /// Paragraphs: the pieces of a text between blank lines (a line break, then only spaces or tabs, then
 /// another line break; `\r\n`, `\r`, U+2028 and U+2029 count as line breaks, U+2029 also alone).
+///
+/// A paragraph longer than ``maximumLength`` scalars is cut into pieces of at most that length: at its last
+/// line break within the limit, else at its last white space, else at the limit. A text whose paragraphs are
+/// separated by single line breaks (one "paragraph" of a whole book) is so detected a few lines at a time.
 public enum Paragraphs {
+    /// The longest piece, in Unicode scalars: ~4 KB of text, which CLD2 tells reliably in ~0.1 ms.
+    public static let maximumLength = 4096
+
     /// The paragraphs of `text` in Unicode scalar offsets, 0-based, in order; each trimmed of white space at
     /// both ends, none empty.
     public static func ranges(in text: String) -> [Range<Int>] {
         ranges(in: Array(text.unicodeScalars))
     }
 
-    static func ranges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+    static func ranges(in scalars: [Unicode.Scalar], maximumLength: Int = maximumLength) -> [Range<Int>] {
         var result: [Range<Int>] = []
         var start: Int?      // first non-white-space scalar of the current paragraph
         var end = 0          // one past its last non-white-space scalar
         var breaks = 0       // line breaks since the last non-white-space scalar
+        // Where the current paragraph could be cut: the end of a piece and the start of the next one, at its
+        // last line break and at its last white space (-1: none).
+        var line = (end: -1, next: -1), space = (end: -1, next: -1)
         var i = 0
         func close() {
             if let s = start { result.append(s..<end) }
             start = nil
+            line = (-1, -1)
+            space = (-1, -1)
         }
         while i < scalars.count {
             let c = scalars[i]
@@ -156,10 +252,24 @@ public enum Paragraphs {
                 if i + 1 < scalars.count && scalars[i + 1] == "\n" { i += 1 }
             case "\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}": breaks += 1
             case "\u{2029}": breaks += 2
+            case " ", "\t": break
             default:
-                if c.properties.isWhitespace { break }
+                if c.value >= 0x80 && c.properties.isWhitespace { break }
                 if breaks >= 2 { close() }
-                if start == nil { start = i }
+                if let s = start {
+                    if end < i { // white space before this scalar: a place to cut
+                        if breaks > 0 { line = (end, i) } else { space = (end, i) }
+                    }
+                    if i - s >= maximumLength {
+                        let cut: (end: Int, next: Int) = line.end > s ? line : space.end > s ? space : (end, i)
+                        result.append(s..<cut.end)
+                        start = cut.next
+                        if line.next <= cut.next { line = (-1, -1) }
+                        if space.next <= cut.next { space = (-1, -1) }
+                    }
+                } else {
+                    start = i
+                }
                 end = i + 1
                 breaks = 0
             }

@@ -76,7 +76,7 @@ final class PendingSentences {
         let pending = cutter.pendingText
         if cutter.isDone { cancel() }
         guard !sentences.isEmpty || pending == 0 else { return }
-        engine.extend(utterance: utterance, with: sentences, pendingText: pending)
+        engine.extend(utterance: utterance, with: sentences, voices: cutter.takeNewVoices(), pendingText: pending)
         if pending == 0 {
             // What receiving and cutting a long text left free goes back to the system (glibc keeps it).
             Memory.returnFreeMemory()

@@ -69,14 +69,15 @@ final class ReadingEngine {
     /// Starts the synthesis worker if it does not run yet (see `SynthesisClient.startEarly`).
     func startSynthesis() { synthesis.startEarly() }
 
-    /// Appends sentences cut from the rest of utterance `id` (`SpeechManager.extend`; see `PendingSentences`).
-    func extend(utterance id: UInt64, with sentences: [Sentence], pendingText: Int) {
+    /// Appends sentences cut from the rest of utterance `id`, and the voices found for them
+    /// (`SpeechManager.extend`; see `PendingSentences`).
+    func extend(utterance id: UInt64, with sentences: [Sentence], voices: [UtteranceVoice] = [], pendingText: Int) {
         // The run's copy of the utterance is about to be replaced by the extended one: dropping its sentences
         // first lets the manager append without copying all of them (a 1 MB text has ~10,000).
         if let run, run.utterance.id == id, let u = manager.current, u.id == id, !u.isComplete {
             run.utterance.sentences = []
         }
-        perform(manager.extend(utterance: id, with: sentences, pendingText: pendingText))
+        perform(manager.extend(utterance: id, with: sentences, voices: voices, pendingText: pendingText))
     }
 
     /// Sets the stream volume (linear, clamped to 0...1).

@@ -90,6 +90,7 @@ final class UtterancePreparer {
         var utterance = start
         if let rest {
             while !rest.isDone { utterance.sentences += rest.next(approximately: Int.max) }
+            utterance.voices += rest.takeNewVoices()
             utterance.pendingText = 0
         }
         return utterance
@@ -118,18 +119,19 @@ final class UtterancePreparer {
         var sentences: [Sentence] = []
         var voices: [UtteranceVoice] = []
         var runs: [SentenceCutter.Run] = []
+        var detected: LanguageRunReader?
+        var choose: ((String?) -> UtteranceVoice)?
         if document == nil && options.voice == nil && options.language == nil {
             // No language given: each paragraph in its own (detected) language.
             guard let fallback = defaultLanguage else {
                 throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
             }
-            for run in detector.runs(in: cleaned) {
-                let m = run.language.flatMap { try? matcher.match($0) } ?? fallback
-                let v = voice(for: m, requested: run.language)
-                let chosen = UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
-                let index = voices.firstIndex(of: chosen) ?? voices.count
-                if index == voices.count { voices.append(chosen) }
-                runs.append(.init(range: run.range, language: m.tag, voice: index))
+            // Detected as the text is cut: a 1 MB text is not detected whole (~0.2 s) before it is heard.
+            detected = LanguageRunReader(text: cleaned, detector: detector)
+            choose = { [unowned self] language in
+                let m = language.flatMap { try? self.matcher.match($0) } ?? fallback
+                let v = self.voice(for: m, requested: language)
+                return UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
             }
         } else {
             var language: String
@@ -161,11 +163,16 @@ final class UtterancePreparer {
             }
         }
         var rest: SentenceCutter?
-        if !runs.isEmpty {
+        if !runs.isEmpty || detected != nil {
             let total = SentenceCutter.scalarCount(of: cleaned)
             for i in runs.indices { runs[i].range = runs[i].range.clamped(to: 0..<total) }
-            let cutter = SentenceCutter(text: cleaned, scalarCount: total, runs: runs, segmenter: segmenter)
+            let cutter = if let detected, let choose {
+                SentenceCutter(text: cleaned, scalarCount: total, languages: detected, segmenter: segmenter, voice: choose)
+            } else {
+                SentenceCutter(text: cleaned, scalarCount: total, runs: runs, segmenter: segmenter)
+            }
             while sentences.isEmpty && !cutter.isDone { sentences = cutter.next(approximately: firstSlice) }
+            if detected != nil { voices = cutter.takeNewVoices() }
             if !cutter.isDone { rest = cutter }
         }
         guard !sentences.isEmpty else { throw .emptyText() }
@@ -207,7 +214,15 @@ final class SentenceCutter {
     /// The whole text (cleaned), shared with the utterance (not copied).
     let text: String
     private let segmenter: Segmenter
+    /// The runs known and not cut yet, in order.
     private var runs: [Run]
+    /// For a text whose languages are detected as it is cut: where the next runs come from, and the voice
+    /// each detected language (nil: unsure) is read with.
+    private let languages: LanguageRunReader?
+    private let chooseVoice: ((String?) -> UtteranceVoice)?
+    /// The voices of the detected runs so far (`Run.voice` indexes it), and how many of them the utterance has.
+    private var voices: [UtteranceVoice] = []
+    private var voicesTaken = 0
     private let total: Int
     /// The next slice starts here: an index of `text.unicodeScalars` and its offset in scalars.
     private var index: String.Index
@@ -223,10 +238,45 @@ final class SentenceCutter {
         self.segmenter = segmenter
         total = scalarCount
         index = text.unicodeScalars.startIndex
+        languages = nil
+        chooseVoice = nil
+    }
+
+    /// A cutter for `text` (of `scalarCount` scalars) in the runs `languages` detects as it goes, each read
+    /// with the voice `voice` chooses for its language (nil: detection was unsure). The voices come out of
+    /// `takeNewVoices()`, in the order of the indices the sentences give.
+    init(text: String, scalarCount: Int, languages: LanguageRunReader, segmenter: Segmenter,
+         voice: @escaping (String?) -> UtteranceVoice) {
+        self.text = text
+        runs = []
+        self.segmenter = segmenter
+        total = scalarCount
+        index = text.unicodeScalars.startIndex
+        self.languages = languages
+        chooseVoice = voice
     }
 
     /// Every run is cut.
-    var isDone: Bool { runs.isEmpty }
+    var isDone: Bool { runs.isEmpty && (languages?.isDone ?? true) }
+
+    /// The voices found since the last call (none for a cutter made with its runs): the utterance's next
+    /// voices, which the sentences cut so far may name.
+    func takeNewVoices() -> [UtteranceVoice] {
+        defer { voicesTaken = voices.count }
+        return Array(voices[voicesTaken...])
+    }
+
+    /// The next detected runs, at least about `length` scalars of text (and ~4 K, which CLD2 reads in
+    /// about 0.1 ms).
+    private func detectRuns(_ length: Int) {
+        guard let languages, let chooseVoice else { return }
+        for run in languages.next(approximately: max(length, 4096)) {
+            let voice = chooseVoice(run.language)
+            let index = voices.firstIndex(of: voice) ?? voices.count
+            if index == voices.count { voices.append(voice) }
+            runs.append(Run(range: run.range.clamped(to: 0..<total), language: voice.language, voice: index))
+        }
+    }
 
     /// Scalars of the text not cut yet (0 when done).
     var pendingText: Int { isDone ? 0 : total - offset }
@@ -234,6 +284,7 @@ final class SentenceCutter {
     /// The sentences of the next slice of about `length` scalars (to a paragraph break, within one run; may
     /// be none when the slice has nothing readable), with their voices; ranges in scalars of `text`.
     func next(approximately length: Int) -> [Sentence] {
+        if runs.isEmpty { detectRuns(length) }
         guard let run = runs.first else { return [] }
         let scalars = text.unicodeScalars
         if offset < run.range.lowerBound {

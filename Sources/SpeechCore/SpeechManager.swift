@@ -23,6 +23,8 @@ public struct SpeechManager: Sendable {
     /// `resume`, `play` and `toggle` go on from this sentence (also `sentenceIndex` meanwhile) instead of from
     /// the beginning. Anything else that starts or stops reading clears it.
     public private(set) var resumeSentence: Int?
+    /// The utterance `changeVoice` gave one voice for the whole text (0: none): `extend` keeps that voice.
+    private var oneVoice: UInt64 = 0
 
     /// A manager with nothing loaded, `stopped`.
     public init() {}
@@ -161,6 +163,7 @@ public struct SpeechManager: Sendable {
         guard var u = current, u.voices.count > 1 || u.engineVoice != engineVoice else { return [] }
         // One voice for the whole text from now on, also where it mixed languages.
         u.voices = [UtteranceVoice(language: language, name: name, engineVoice: engineVoice)]
+        oneVoice = u.id
         for i in u.sentences.indices { u.sentences[i].voice = 0 }
         return changed(u)
     }
@@ -169,13 +172,16 @@ public struct SpeechManager: Sendable {
     /// in order, following those it has; `pendingText` is what is left of its text after them (0: the last
     /// ones). They are appended when `id` is the current utterance, whatever the state, and `.extend` carries
     /// the utterance with them; for any other id (a text replaced meanwhile) nothing happens. Each sentence's
-    /// `voice` indexes the voices the utterance was prepared with; after `changeVoice` (one voice for the
-    /// whole text) they are read with that voice.
-    public mutating func extend(utterance id: UInt64, with sentences: [Sentence], pendingText: Int) -> [SpeechAction] {
+    /// `voice` indexes the voices the utterance was prepared with followed by `voices` (those found for the
+    /// new sentences, appended to the utterance's); after `changeVoice` (one voice for the whole text) they
+    /// are read with that voice, and `voices` is ignored.
+    public mutating func extend(utterance id: UInt64, with sentences: [Sentence], voices: [UtteranceVoice] = [],
+                                pendingText: Int) -> [SpeechAction] {
         guard var u = current, u.id == id, !u.isComplete else { return [] }
         // Released first: appending copies no sentence when no one else holds the utterance.
         current = nil
-        let single = u.voices.count == 1
+        let single = oneVoice == id
+        if !single { u.voices += voices }
         for var s in sentences {
             if single || !u.voices.indices.contains(s.voice) { s.voice = 0 }
             u.sentences.append(s)

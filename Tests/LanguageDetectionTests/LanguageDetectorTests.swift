@@ -100,6 +100,47 @@ enum Fixtures {
         #expect(pieces == [en, de, fr])
     }
 
+    @Test("read a few paragraphs at a time, the runs are those of the whole text", arguments: [1, 7, 64, 500, 4096])
+    func readInSteps(length: Int) {
+        let text = "Kapitel 1\r\n\r\n" + Fixtures.text("de.txt") + "\n \n\tOK\n\n" + Fixtures.text("fr.txt")
+            + "\n\n\n" + Fixtures.text("en.txt") + "\u{2029}" + Fixtures.text("ru.txt") + "\n\n12\n\n"
+            + Fixtures.text("zh.txt") + "\n\n" + Fixtures.text("en.txt") + "   \n\n  "
+            // Longer than a piece: lines with single line breaks, then one 9,000-letter word.
+            + Array(repeating: Fixtures.text("fr.txt"), count: 30).joined(separator: "\n") + "\n\n"
+            + String(repeating: "ä", count: 9000) + "\n\n" + Fixtures.text("es.txt")
+        let whole = detector.runs(in: text)
+        #expect(whole.map(\.language) == ["de", "fr", "en", "ru", "zh", "en", "fr", "es"])
+        let reader = LanguageRunReader(text: text, detector: detector)
+        var runs: [LanguageRun] = []
+        var steps = 0
+        while !reader.isDone {
+            let more = reader.next(approximately: length)
+            #expect(!more.isEmpty || reader.isDone)
+            if steps == 0 { #expect(more.first?.language == "de", "the title takes the language that follows") }
+            LanguageRunReader.append(more, to: &runs)
+            steps += 1
+        }
+        #expect(runs == whole)
+        #expect(reader.next(approximately: length).isEmpty)
+        if length < 500 { #expect(steps > 6, "\(steps) steps") }
+    }
+
+    @Test("a paragraph longer than the maximum is cut at its last line break, else white space, else the limit")
+    func longParagraphs() {
+        func pieces(_ text: String) -> [String] {
+            let scalars = Array(text.unicodeScalars)
+            return Paragraphs.ranges(in: scalars, maximumLength: 12).map { String(String.UnicodeScalarView(scalars[$0])) }
+        }
+        #expect(pieces("one two\nthree four five six\nseven") == ["one two", "three four", "five six", "seven"])
+        #expect(pieces("aaaa bbbb cccc dddd") == ["aaaa bbbb", "cccc dddd"])
+        #expect(pieces("abcdefghijklmnopqrstuvwxyz") == ["abcdefghijkl", "mnopqrstuvwx", "yz"])
+        #expect(pieces("one\u{2028}two  three\n\nfour") == ["one", "two  three", "four"])
+        #expect(pieces("twelve chars") == ["twelve chars"])
+        for piece in Paragraphs.ranges(in: Array(String(repeating: "Ein Satz. ", count: 2000).unicodeScalars)) {
+            #expect(piece.count <= Paragraphs.maximumLength)
+        }
+    }
+
     @Test("adjacent paragraphs of one language merge into one run")
     func merging() {
         let text = Fixtures.text("de.txt") + "\n\n" + Fixtures.text("fr.txt") + "\n\n" + Fixtures.text("es.txt")

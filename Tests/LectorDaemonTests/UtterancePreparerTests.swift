@@ -116,6 +116,7 @@ import LectorCommon
             var pending = u.pendingText
             while !rest.isDone {
                 u.sentences += rest.next(approximately: slice)
+                u.voices += rest.takeNewVoices()
                 #expect(rest.pendingText < pending || rest.isDone)
                 pending = rest.pendingText
                 slices += 1
@@ -148,6 +149,22 @@ import LectorCommon
         #expect(slices > 3)
         #expect(lazy.voices == whole.voices && whole.voices.count > 1)
         #expect(lazy.sentences == whole.sentences)
+    }
+
+    @Test("no language given: a long text is detected as it is cut, not whole before it is read")
+    func detectedAsCut() throws {
+        // Languages that only come late in the text: French after ~60 K scalars, Russian at the very end.
+        let text = Self.longText(paragraphs: 60) + "\n\n" + UtterancePreparerTests.french + "\n\n"
+            + Self.longText(paragraphs: 20) + "\n\n" + UtterancePreparerTests.sample("ru.txt")
+        let whole = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions())
+        #expect(whole.voices.map(\.language) == ["en", "de", "fr", "ru"])
+        let (start, _) = try UtterancePreparer(voices: testVoices).prepareStart(text, options: SpeakOptions(), firstSlice: 4096)
+        #expect(start.voices.map(\.language) == ["en", "de"], "the start knows only the languages detected so far")
+        let (lazy, slices) = try Self.lazily(text, options: SpeakOptions(), first: 4096, slice: 2048)
+        #expect(slices > 10)
+        #expect(lazy.voices == whole.voices)
+        #expect(lazy.sentences == whole.sentences)
+        #expect(UtterancePreparerTests.languages(lazy).suffix(3) == ["ru", "ru", "ru"])
     }
 
     @Test("a short text is prepared whole at once; an unreadable start does not end the text")

@@ -613,4 +613,28 @@ struct ValueTests {
         #expect(m.current?.sentences.allSatisfy { $0.voice == 0 } == true)
         #expect(m.current?.voice(ofSentence: 3).language == "fr")
     }
+
+    @Test("voices found for appended sentences are appended to the utterance's, unless its voice was changed")
+    func newVoices() {
+        var m = SpeechManager()
+        var (u, rest) = Self.partial(1, first: 1, of: 4)
+        let german = UtteranceVoice(language: "de", name: "German", engineVoice: "gmw/de")
+        _ = m.speak(u)
+        rest[0].voice = 1
+        _ = m.extend(utterance: 1, with: [rest[0]], voices: [german], pendingText: 20)
+        #expect(m.current?.voices == [u.voices[0], german])
+        #expect(m.current?.voice(ofSentence: 1) == german)
+        // A sentence naming a voice that was never given is read with the first one.
+        rest[1].voice = 5
+        _ = m.extend(utterance: 1, with: [rest[1]], pendingText: 10)
+        #expect(m.current?.sentences[2].voice == 0)
+
+        (u, rest) = Self.partial(2, first: 1, of: 3)
+        _ = m.speak(u)
+        _ = m.changeVoice(engineVoice: "fr", name: "French", language: "fr")
+        rest[0].voice = 1
+        _ = m.extend(utterance: 2, with: rest, voices: [german], pendingText: 0)
+        #expect(m.current?.voices.map(\.language) == ["fr"])
+        #expect(m.current?.sentences.allSatisfy { $0.voice == 0 } == true)
+    }
 }
