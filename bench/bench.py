@@ -460,6 +460,7 @@ class Bench:
         tools = [
             ("floor (pacat 5 ms)", self.fs_floor),
             ("lector read", self.fs_lector_read),
+            ("lector read, language detected", self.fs_lector_read_detected),
             ("Lector D-Bus Speak", self.fs_lector_dbus),
             ("Lector D-Bus SpeakFile", self.fs_lector_dbus_file),
             ("espeak-ng CLI", self.fs_espeak),
@@ -515,12 +516,17 @@ class Bench:
             p.wait(10)
         return self.measure(lambda: self.run_cmd(argv, "floor"), timeout, stop)
 
-    def fs_lector_read(self, kind, timeout):
-        argv = [self.o.lector, "read", "--lang", "en"] + (["--file", self.big_file] if kind == "1 MB" else [SENTENCE])
+    def fs_lector_read_detected(self, kind, timeout):
+        """`lector read` with no --lang, as a user mostly runs it: the daemon detects the language."""
+        return self.fs_lector_read(kind, timeout, lang=[])
+
+    def fs_lector_read(self, kind, timeout, lang=("--lang", "en")):
+        argv = [self.o.lector, "read"] + list(lang) + (["--file", self.big_file] if kind == "1 MB" else [SENTENCE])
         def stop(p):
             p.wait(10)
             self.lector_stop()
-        return self.measure(lambda: self.run_cmd(argv, "lector read " + kind), timeout, stop)
+        return self.measure(lambda: self.run_cmd(argv, "lector read " + kind + ("" if lang else ", language detected")),
+                            timeout, stop)
 
     def fs_lector_dbus(self, kind, timeout, command="speak", method="Speak"):
         self.dbus.cmd("load " + (self.big_file if kind == "1 MB" else self.sentence_file))
@@ -1231,6 +1237,8 @@ def report(b):
     l_big_file = med("first sound, 1 MB: Lector D-Bus SpeakFile")
     bare = med("D-Bus round trip of the 1 MB text to a method that does not exist (ms)")
     l_big_read = med("first sound, 1 MB: lector read")
+    l_detected = med("first sound, sentence: lector read, language detected")
+    l_big_detected = med("first sound, 1 MB: lector read, language detected")
     p_dbus = med("pause to silence: Lector MPRIS D-Bus")
     r_dbus = med("resume to sound: Lector MPRIS D-Bus")
     p_sd = med("pause to silence: speech-dispatcher SSIP")
@@ -1262,6 +1270,8 @@ def report(b):
          "≤ 1.1 (same target)", verdict(le(l_big_file, l_file, 1.1))),
         ("First sound, 1 MB / one sentence (`lector read`)", ratio(l_big_read, l_read), "≤ 1.1 (same target)",
          verdict(le(l_big_read, l_read, 1.1))),
+        ("First sound, 1 MB / one sentence (`lector read` with no `--lang`: the daemon detects the language)",
+         ratio(l_big_detected, l_detected), "≤ 1.1 (same target)", verdict(le(l_big_detected, l_detected, 1.1))),
         ("Pause to silence over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(p_sd), p_dbus, "≤ 10 ms",
          verdict(le(p_dbus, 10))),
         ("Resume to sound over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(r_sd), r_dbus, "≤ 10 ms",
