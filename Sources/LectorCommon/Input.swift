@@ -187,6 +187,69 @@ public enum Input {
         return contents(fd, size: size, what: what)
     }
 
+    /// The start of a regular file: its whole text when it is short, else its first bytes (up to and including
+    /// their last line feed) and what is needed to read the whole text later (see `readStart`).
+    public struct FileStart {
+        /// The text read, decoded as `read` decodes it (not cleaned).
+        public var text: String
+        /// When `text` is only the start of the file: the file, to read whole later (nil: `text` is all of it).
+        public var rest: FileRest?
+    }
+
+    /// A file whose start was read (`readStart`), to be read whole later. Holds a duplicate of its descriptor
+    /// (`F_DUPFD_CLOEXEC`), closed when this is freed.
+    public final class FileRest {
+        private let descriptor: Int32
+        private let offset: Int
+        private let what: String
+        /// Bytes of the file after its start when the start was read (the file may change meanwhile).
+        public let remainingBytes: Int
+
+        init(descriptor: Int32, offset: Int, what: String, remainingBytes: Int) {
+            self.descriptor = descriptor
+            self.offset = offset
+            self.what = what
+            self.remainingBytes = remainingBytes
+        }
+
+        deinit { close(descriptor) }
+
+        /// The whole text, read again from where the start was read (`read`: checked again, at most
+        /// `maximumBytes`, UTF-8 repaired, not cleaned).
+        public func readWhole() -> Result<String, Failure> {
+            guard lseek(descriptor, off_t(offset), SEEK_SET) >= 0 else {
+                return .failure(Failure(message: "cannot read \(what): \(String(cString: strerror(errno)))"))
+            }
+            return Input.read(descriptor, what: what)
+        }
+    }
+
+    /// Like `read`, but of a file longer than `limit` bytes (from the descriptor's offset) only the first
+    /// `limit` bytes, cut after their last line feed, are read now (with `pread`: the offset does not move), so
+    /// that a long text starts being read before all of it is: the daemon reads the rest later (`FileRest`).
+    /// A file whose first `limit` bytes hold no line feed is read whole. Cut after a line feed, the start
+    /// decodes and cleans (`TextCleaner`) as the same bytes of the whole text do: UTF-8 sequences and CR LF
+    /// pairs do not span it, ANSI CSI sequences end at a line feed (only an OSC sequence, which ends at BEL,
+    /// could span it).
+    public static func readStart(_ fd: Int32, what: String, limit: Int) -> Result<FileStart, Failure> {
+        let (size, problem) = inspect(fd)
+        if let problem { return .failure(Failure(message: "cannot read \(what): \(problem)")) }
+        let offset = Int(lseek(fd, 0, SEEK_CUR))
+        var head: [UInt8] = []
+        if offset >= 0 && size - offset > limit {
+            head = [UInt8](repeating: 0, count: limit)
+            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            if n == limit, let lineFeed = head.lastIndex(of: 0x0A) {
+                let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
+                if copy >= 0 {
+                    let rest = FileRest(descriptor: copy, offset: offset, what: what, remainingBytes: size - offset - lineFeed - 1)
+                    return .success(FileStart(text: String(decoding: head[...lineFeed], as: UTF8.self), rest: rest))
+                }
+            }
+        }
+        return contents(fd, size: size, what: what).map { FileStart(text: $0, rest: nil) }
+    }
+
     /// `read` of a descriptor already checked, `size` bytes long when checked: straight into the string's storage
     /// (validated and repaired there: SE-0263); a file that grew since is read again in chunks.
     private static func contents(_ fd: Int32, size: Int, what: String) -> Result<String, Failure> {

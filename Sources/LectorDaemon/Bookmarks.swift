@@ -22,7 +22,7 @@ final class Bookmarks {
     private var entries: [Entry]
     private var dirty = false
     private var flushTimer: Source?
-    private var textHash: (utterance: UInt64, hash: UInt64)?
+    private var textHash: (utterance: UInt64, bytes: Int, hash: UInt64)?
     private let engine: ReadingEngine
 
     init(engine: ReadingEngine) {
@@ -38,6 +38,11 @@ final class Bookmarks {
               !utterance.isComplete || entry.sentence < utterance.sentences.count,
               entry.hash == hash(of: utterance) else { return nil }
         return entry.sentence
+    }
+
+    /// Whether the file at `uri` has a bookmark past its first sentence (reading it again may resume there).
+    func hasBookmark(uri: String) -> Bool {
+        entries.contains { $0.uri == uri && $0.sentence > 0 }
     }
 
     /// Follows what is heard: the sentence of a file's utterance moves its bookmark; its end removes it.
@@ -89,11 +94,13 @@ final class Bookmarks {
         }
     }
 
-    /// `hash(utterance.text)`, worked out once per utterance (each sentence heard moves the bookmark).
+    /// `hash(utterance.text)`, worked out once per utterance and text (each sentence heard moves the bookmark;
+    /// a file read in two steps keeps its utterance while its text grows from its start to all of it).
     private func hash(of utterance: Utterance) -> UInt64 {
-        if let cached = textHash, cached.utterance == utterance.id { return cached.hash }
+        let bytes = utterance.text.utf8.count
+        if let cached = textHash, cached.utterance == utterance.id, cached.bytes == bytes { return cached.hash }
         let h = Self.hash(utterance.text)
-        textHash = (utterance.id, h)
+        textHash = (utterance.id, bytes, h)
         return h
     }
 

@@ -11,7 +11,9 @@ final class LectorService: DBusObject {
     private weak var connection: DBusConnection?
     private var announced: [String: Variant] = [:]
     /// The utterance whose `Text` clients were last told of (Text is announced as invalidated, not sent).
-    private var announcedText: UInt64 = 0
+    /// The text last announced: its utterance's id and its length in UTF-8 bytes (a file read in two steps
+    /// keeps its id while its text grows).
+    private var announcedText = (id: UInt64(0), bytes: 0)
     /// The rest of a long text, cut into sentences while its start is read.
     private let pending: PendingSentences
     /// The sleep timer behind SleepAfter, SleepAtParagraphEnd, CancelSleep and the SleepTimer property.
@@ -32,7 +34,7 @@ final class LectorService: DBusObject {
         self.connection = connection
         _ = try connection.register(self, path: Names.path, interface: Names.interface, introspectionXML: Introspection.lector)
         announced = properties(text: false)
-        announcedText = engine.manager.current?.id ?? 0
+        announcedText = Self.textKey(engine.manager.current)
     }
 
     // MARK: DBusObject
@@ -51,10 +53,12 @@ final class LectorService: DBusObject {
                 throw .invalidArgs("SpeakFile takes (h file, a{sv} options)")
             }
             let parsed = try Self.speakOptions(options)
-            let read = try fileDescriptors.withDescriptor(index) { fd in Input.read(fd, what: parsed.title ?? "the file") }
+            let read = try fileDescriptors.withDescriptor(index) { fd in
+                Input.readStart(fd, what: parsed.title ?? "the file", limit: Self.fileStartBytes)
+            }
             switch read {
-            case .success(let text):
-                return [.uint64(try speak(text, options: parsed))]
+            case .success(let start):
+                return [.uint64(try speak(start.text, options: parsed, rest: start.rest))]
             case .failure(let failure):
                 Log.message("refused a file: \(failure.message)")
                 throw .invalidArgs(failure.message)
@@ -122,7 +126,26 @@ final class LectorService: DBusObject {
     /// A text that is read at once is prepared only up to its first paragraph break after a few KB, so that
     /// the first sound does not wait for the rest; the rest is cut in idle slices (`PendingSentences`). A
     /// queued text is prepared whole.
-    func speak(_ text: String, options: SpeakOptions) throws(DBusError) -> UInt64 {
+    /// SpeakFile reads this much of a longer file before it is heard (64 KiB: ~1 hour of speech, read in
+    /// ~0.05 ms); the whole file is read once its first sentence is on its way (see `complete`).
+    static let fileStartBytes = 65_536
+
+    /// Reads `text`, or with `rest` the start of a file: the whole file is read later, in the first step of
+    /// `PendingSentences`, unless its start is not enough (SSML is parsed whole, a queued text is prepared
+    /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
+    func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
+        var text = text
+        var rest = rest
+        if let file = rest, options.ssml || (options.queue && engine.manager.state != .stopped)
+            || (!options.fromStart && options.url.map { bookmarks?.hasBookmark(uri: $0) ?? false } == true) {
+            switch file.readWhole() {
+            case .success(let whole): text = whole
+            case .failure(let failure):
+                Log.message("refused a file: \(failure.message)")
+                throw .invalidArgs(failure.message)
+            }
+            rest = nil
+        }
         // The first request after the daemon started: the worker loads eSpeak NG while the text is prepared
         // (which lists the voices and opens ICU and CLD2 on first use).
         engine.startSynthesis()
@@ -139,9 +162,15 @@ final class LectorService: DBusObject {
             throw DBusError(name: error.name, message: error.message)
         }
         var utterance = prepared.0
-        let rest = prepared.1
+        let cutter = prepared.1
+        if let rest { utterance.pendingText += rest.remainingBytes }  // about that many scalars
         try transition { m in m.speak(utterance, queue: options.queue) }
-        if engine.manager.current?.id == utterance.id { pending.begin(rest, utterance: utterance.id) }
+        if engine.manager.current?.id == utterance.id {
+            let start = utterance
+            pending.begin(cutter, utterance: utterance.id, completion: rest.map { file in
+                { [unowned self] in self.complete(start, cutter: cutter, file: file, options: options) }
+            })
+        }
         // A file read before continues where it was left off (the sentences up to there are cut first).
         if !options.queue, !options.fromStart, let index = bookmarks?.resumePoint(for: utterance) {
             if index >= utterance.sentences.count { pending.finish() }
@@ -157,6 +186,36 @@ final class LectorService: DBusObject {
             throw DBusError(name: error == .nothingToPlay ? "org.lector.Lector1.Error.NothingToPlay" : "org.freedesktop.DBus.Error.InvalidArgs",
                             message: error.description)
         }
+    }
+
+    /// Reads the whole text of a file of which only the start was read (see `speak`) and puts it in place of
+    /// the start in utterance `start.id`. Returns the cutter for the rest of the text. When the file cannot
+    /// be read any more, the start is all that is read (one line says why), with `cutter`. When the whole text
+    /// does not begin as the start did (the file changed in between), it is read from its beginning as a new
+    /// text.
+    private func complete(_ start: Utterance, cutter: SentenceCutter?, file: Input.FileRest,
+                          options: SpeakOptions) -> SentenceCutter? {
+        let whole: Utterance, rest: SentenceCutter?
+        do throws(PrepareError) {
+            let text: String
+            switch file.readWhole() {
+            case .success(let read): text = read
+            case .failure(let failure): throw PrepareError.invalid(failure.message)
+            }
+            (whole, rest) = try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength,
+                                                      id: start.id)
+        } catch {
+            Log.warning("read only the first \(start.text.utf8.count) bytes: \(error.message)")
+            return cutter
+        }
+        guard whole.sentences == start.sentences, whole.voices == start.voices,
+              whole.text.utf8.starts(with: start.text.utf8) else {
+            Log.message("\(options.title ?? "the file") changed while it was read: reading it again from its beginning")
+            _ = MainContext.idle { [weak self] in _ = try? self?.speak(whole.text, options: options) }
+            return nil
+        }
+        engine.complete(utterance: start.id, text: whole.text, pendingText: whole.pendingText)
+        return rest
     }
 
     static func speakOptions(_ d: [String: Variant]) throws(DBusError) -> SpeakOptions {
@@ -225,13 +284,17 @@ final class LectorService: DBusObject {
     func announceChanges() {
         let now = properties(text: false)
         let changed = now.filter { announced[$0.key] != $0.value }
-        let text = engine.manager.current?.id ?? 0
+        let text = Self.textKey(engine.manager.current)
         let invalidated = text != announcedText ? ["Text"] : []
         guard !changed.isEmpty || !invalidated.isEmpty else { return }
         announced = now
         announcedText = text
         connection?.emitPropertiesChanged(path: Names.path, interface: Names.interface, changed: changed,
                                           invalidated: invalidated)
+    }
+
+    private static func textKey(_ u: Utterance?) -> (id: UInt64, bytes: Int) {
+        (u?.id ?? 0, u?.text.utf8.count ?? 0)
     }
 
     /// Every property but Position; `Text` only with `text` (see `announceChanges`).

@@ -22,6 +22,8 @@ final class PendingSentences {
     private let engine: ReadingEngine
     private var utterance: UInt64 = 0
     private var cutter: SentenceCutter?
+    /// Reads the whole text of a file whose start is being read, and gives the cutter for the rest of it.
+    private var completion: (() -> SentenceCutter?)?
     private var source: Source?
 
     init(engine: ReadingEngine) {
@@ -29,14 +31,17 @@ final class PendingSentences {
     }
 
     /// Whether some text is still waiting to be cut.
-    var isActive: Bool { cutter != nil }
+    var isActive: Bool { cutter != nil || completion != nil }
 
     /// Cuts the rest of utterance `id`, which must be the current one, with `cutter`; whatever was left of an
-    /// earlier text is dropped. With no cutter (a text prepared whole), only drops that.
-    func begin(_ cutter: SentenceCutter?, utterance id: UInt64) {
+    /// earlier text is dropped. With no cutter (a text prepared whole), only drops that. With a `completion`
+    /// (a file of which only the start was read), the first step calls it instead, and goes on with the cutter
+    /// it returns (nil: nothing is left to cut).
+    func begin(_ cutter: SentenceCutter?, utterance id: UInt64, completion: (() -> SentenceCutter?)? = nil) {
         cancel()
-        guard let cutter else { return }
+        guard cutter != nil || completion != nil else { return }
         self.cutter = cutter
+        self.completion = completion
         utterance = id
         source = MainContext.timeout(milliseconds: Self.delayMilliseconds) { [unowned self] in
             self.source = MainContext.idle { [unowned self] in self.slice() }
@@ -46,6 +51,7 @@ final class PendingSentences {
 
     /// Cuts everything that is left now, when the current utterance is the one being cut.
     func finish() {
+        complete()
         while cutter != nil { step(Int.max) }
     }
 
@@ -54,10 +60,24 @@ final class PendingSentences {
         source?.cancel()
         source = nil
         cutter = nil
+        completion = nil
+    }
+
+    /// Runs the completion, if any, for the current utterance.
+    private func complete() {
+        guard let completion else { return }
+        self.completion = nil
+        guard engine.manager.current?.id == utterance else {
+            cancel()
+            return
+        }
+        cutter = completion()
+        if cutter == nil { engine.extend(utterance: utterance, with: [], pendingText: 0) }
     }
 
     private func slice() {
         source = nil
+        complete()
         let start = MainContext.monotonicMicroseconds
         repeat { step(Self.sliceLength) } while cutter != nil && MainContext.monotonicMicroseconds - start < Self.sliceMicroseconds
         if cutter != nil {

@@ -69,6 +69,12 @@ final class ReadingEngine {
     /// Starts the synthesis worker if it does not run yet (see `SynthesisClient.startEarly`).
     func startSynthesis() { synthesis.startEarly() }
 
+    /// Replaces the start of utterance `id`'s text with the whole text (`SpeechManager.complete`).
+    func complete(utterance id: UInt64, text: String, pendingText: Int) {
+        if let run, run.utterance.id == id, let u = manager.current, u.id == id { run.utterance.sentences = [] }
+        perform(manager.complete(utterance: id, text: text, pendingText: pendingText))
+    }
+
     /// Appends sentences cut from the rest of utterance `id`, and the voices found for them
     /// (`SpeechManager.extend`; see `PendingSentences`).
     func extend(utterance id: UInt64, with sentences: [Sentence], voices: [UtteranceVoice] = [], pendingText: Int) {

@@ -158,7 +158,8 @@ final class StateKeeper {
         let m = engine.manager
         guard let u = m.current else { return nil }
         let state = m.state == .stopped && m.resumeSentence != nil ? "paused" : m.state.rawValue
-        let key = restoredKey?.utterance == u.id ? restoredKey!.key : "\(keyPrefix)-\(u.id)"
+        // With the text's length: a file read in two steps keeps its utterance while its text grows.
+        let key = restoredKey?.utterance == u.id ? restoredKey!.key : "\(keyPrefix)-\(u.id)-\(u.text.utf8.count)"
         return Snapshot(textKey: key, state: state, sentence: m.sentenceIndex, rate: u.rate)
     }
 

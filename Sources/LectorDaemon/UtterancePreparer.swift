@@ -99,10 +99,11 @@ final class UtterancePreparer {
     /// Makes the utterance for `text` (already decoded; it is cleaned here) with its first sentences only:
     /// about `firstSlice` scalars of it (to the next paragraph break), at least one sentence. The rest, if any,
     /// is returned to be cut later (`SentenceCutter.next`, then `SpeechManager.extend`); the utterance's
-    /// `pendingText` says how much of it is left. SSML documents are always prepared whole.
+    /// `pendingText` says how much of it is left. SSML documents are always prepared whole. The utterance gets
+    /// the next id, or `id` (the whole text of a file whose start was prepared under that id).
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
-    func prepareStart(_ text: String, options: SpeakOptions,
-                      firstSlice: Int) throws(PrepareError) -> (Utterance, SentenceCutter?) {
+    func prepareStart(_ text: String, options: SpeakOptions, firstSlice: Int,
+                      id: UInt64? = nil) throws(PrepareError) -> (Utterance, SentenceCutter?) {
         let rate = options.rate ?? configuration.rate ?? SpeakOptions.defaultRate
         guard SpeakOptions.rates.contains(rate) else {
             throw .invalid("rate \(rate) is out of range: eSpeak NG speaks \(SpeakOptions.rates.lowerBound)–\(SpeakOptions.rates.upperBound) words per minute")
@@ -183,8 +184,8 @@ final class UtterancePreparer {
             for i in sentences.indices { sentences[i].voice = SentenceCutter.voice(sentences[i].voice, swappedWith: first) }
             rest?.swappedVoice = first
         }
-        let id = nextID
-        nextID += 1
+        let id = id ?? nextID
+        if id == nextID { nextID += 1 }
         let utterance = Utterance(id: id, text: cleaned, sentences: sentences, voices: voices,
                                   rate: rate, pitch: pitch,
                                   title: options.title ?? TextCleaner.title(of: cleaned), url: options.url,

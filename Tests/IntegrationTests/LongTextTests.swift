@@ -77,5 +77,56 @@ extension Integration {
             #expect((bus.lectorSentence?.index ?? 0) >= sentence.index, "resumed elsewhere: \(String(describing: bus.lectorSentence))")
             _ = bus.lector("Stop")
         }
+
+        @Test("a 256 KB file read by descriptor is heard at once; its whole text follows its start, and its end, in another language, is reached")
+        func longFile() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            let recorder = session.recorder
+            let bus = try BusConnection(address: session.busAddress)
+            // Lines on single line breaks (for the language detector one paragraph, cut into pieces), then German.
+            // (256 KB: four times what SpeakFile reads first; the debug build detects and cuts it in seconds.)
+            var lines: [String] = []
+            var size = 0
+            while size < 262_144 {
+                let line = "Line \(lines.count + 1). The keeper climbs the stairs of the lighthouse once more, and counts every step."
+                lines.append(line)
+                size += line.utf8.count + 1
+            }
+            let german = "Der Leuchtturmwärter steigt die Treppe hinauf und zählt die Stufen, wie jeden Abend, bevor er die Lampe anzündet."
+            let text = lines.joined(separator: "\n") + "\n\n" + german + "\n"
+            let file = session.directory.appendingPathComponent("long.txt")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            var mark = recorder.mark()
+            let read = try await session.lector(["read", "--file", file.path])
+            #expect(read.status == 0, "\(read)")
+            #expect(await recorder.waitForSpeech(after: mark, timeout: 10) != nil, "not heard\n\(session.daemonLogs())")
+            var whole = false
+            for _ in 0..<40 where !whole {
+                whole = bus.lectorText == text
+                if !whole { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(whole, "Text is not the whole file: \(bus.lectorText?.utf8.count ?? -1) of \(text.utf8.count) bytes")
+
+            // Its last sentence, which was not in the start read first (once every sentence is cut, by a first
+            // SetPosition an hour in, the Length is that of the sentences, no more an estimate).
+            let id = try #require(bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Utterance")
+                .flatMap { $0.split(separator: " ").last }.flatMap { UInt64($0.filter(\.isNumber)) })
+            let hour = bus.player("SetPosition", "(objectpath '/org/lector/Lector/utterance/\(id)', int64 3600000000)")
+            #expect(hour.value != nil, "\(hour)\n\(session.daemonLogs())")
+            let length = try #require(bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Length")
+                .flatMap { $0.split(separator: " ").last }.flatMap { Int64($0.filter(\.isNumber)) })
+            mark = recorder.mark()
+            let moved = bus.player("SetPosition", "(objectpath '/org/lector/Lector/utterance/\(id)', int64 \(length - 2_000_000))")
+            #expect(moved.value != nil, "\(moved)\n\(session.daemonLogs())")
+            let sentence = try #require(bus.lectorSentence)
+            let germanStart = text.unicodeScalars.count - german.unicodeScalars.count - 1
+            #expect(sentence.start == germanStart, "sentence \(sentence) at the end, the German one starts at \(germanStart)")
+            let language = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Language")
+            #expect(language?.contains("de") == true, "\(language ?? "no language")")
+            #expect(await recorder.waitForSpeech(after: mark, timeout: 5) != nil, "the end is not heard")
+            _ = bus.lector("Stop")
+        }
     }
 }

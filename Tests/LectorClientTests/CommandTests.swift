@@ -49,6 +49,31 @@ import Testing
         }
     }
 
+    @Test("a long file: its start to its last line feed within the limit, and the whole text later, from the same offset")
+    func readsTheStartOfALongFile() throws {
+        let line = Array("Ünïcode line, then CR LF\r\n".utf8)
+        let bytes = Array("skip|".utf8) + Array(repeating: line, count: 40).flatMap { $0 } + Array("end, no line feed".utf8)
+        try withFile(bytes) { path in
+            let file = try Input.openFile(path).get()
+            #expect(lseek(file.descriptor, 5, SEEK_SET) == 5)
+            let start = try Input.readStart(file.descriptor, what: "it", limit: 100).get()
+            #expect(Array(start.text.utf8) == Array(repeating: line, count: 100 / line.count).flatMap { $0 })
+            let rest = try #require(start.rest)
+            #expect(rest.remainingBytes == bytes.count - 5 - start.text.utf8.count)
+            #expect(lseek(file.descriptor, 0, SEEK_CUR) == 5, "pread: the offset does not move")
+            let whole = try rest.readWhole().get()
+            #expect(Array(whole.utf8) == Array(bytes.dropFirst(5)))
+            #expect(try rest.readWhole().get() == whole, "read again from the same offset")
+            // Short enough, or no line feed within the limit: read whole at once.
+            #expect(lseek(file.descriptor, 5, SEEK_SET) == 5)
+            let all = try Input.readStart(file.descriptor, what: "it", limit: 1 << 20).get()
+            #expect(all.rest == nil && all.text == whole)
+            #expect(lseek(file.descriptor, off_t(bytes.count - 17), SEEK_SET) == bytes.count - 17)
+            let tail = try Input.readStart(file.descriptor, what: "it", limit: 10).get()
+            #expect(tail.rest == nil && tail.text == "end, no line feed")
+        }
+    }
+
     @Test func recognizesSSMLWithoutMovingTheOffset() throws {
         try withFile(Array("<?xml version=\"1.0\"?>\n<speak>Hi</speak>".utf8)) { path in
             let file = try Input.openFile(path).get()

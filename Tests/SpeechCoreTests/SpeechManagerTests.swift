@@ -614,6 +614,24 @@ struct ValueTests {
         #expect(m.current?.voice(ofSentence: 3).language == "fr")
     }
 
+    @Test("the whole text of a file read in two steps replaces its start, sentences and state kept")
+    func completes() {
+        var m = SpeechManager()
+        let (whole, rest) = Self.partial(1, first: 2, of: 5)
+        var start = whole
+        start.text = String(whole.text.unicodeScalars.prefix(whole.sentences[1].range.upperBound + 1))
+        start.pendingText = 100
+        _ = m.speak(start)
+        _ = m.pause()
+        let actions = m.complete(utterance: 1, text: whole.text, pendingText: 30)
+        #expect(m.current?.text == whole.text && m.current?.pendingText == 30)
+        #expect(m.current?.sentences == start.sentences && m.state == .paused)
+        #expect(actions == [.extend(m.current!)])
+        #expect(m.complete(utterance: 2, text: "other", pendingText: 0) == [])
+        _ = m.extend(utterance: 1, with: rest, pendingText: 0)
+        #expect(m.current?.isComplete == true && m.current?.sentences.count == 5)
+    }
+
     @Test("voices found for appended sentences are appended to the utterance's, unless its voice was changed")
     func newVoices() {
         var m = SpeechManager()
