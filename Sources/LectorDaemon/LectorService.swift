@@ -215,6 +215,7 @@ final class LectorService: DBusObject {
             return nil
         }
         engine.complete(utterance: start.id, text: whole.text, pendingText: whole.pendingText)
+        announceChanges()  // Text grew: invalidated
         return rest
     }
 
