@@ -121,16 +121,17 @@ final class LectorService: DBusObject {
 
     // MARK: methods
 
+    /// SpeakFile reads this much of a longer file before it is heard (16 KiB: ~15 minutes of speech, read in
+    /// ~0.02 ms); the whole file is read once its first sentence is on its way (see `complete`).
+    static let fileStartBytes = 16_384
+
     /// Reads `text` with `options`; returns the utterance id.
     ///
     /// A text that is read at once is prepared only up to its first paragraph break after a few KB, so that
     /// the first sound does not wait for the rest; the rest is cut in idle slices (`PendingSentences`). A
     /// queued text is prepared whole.
-    /// SpeakFile reads this much of a longer file before it is heard (64 KiB: ~1 hour of speech, read in
-    /// ~0.05 ms); the whole file is read once its first sentence is on its way (see `complete`).
-    static let fileStartBytes = 65_536
-
-    /// Reads `text`, or with `rest` the start of a file: the whole file is read later, in the first step of
+    ///
+    /// With `rest`, `text` is the start of a file: the whole file is read later, in the first step of
     /// `PendingSentences`, unless its start is not enough (SSML is parsed whole, a queued text is prepared
     /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
     func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
