@@ -154,7 +154,11 @@ struct PlaybackTests {
         let (lost, repeated) = accounting(pieces, signalCount: signal.count)
         let toneWindows = windows(recording).filter { $0 }.count
         #expect(pieces.count == 2 && pieces.allSatisfy { $0.source != nil }, "one gap: \(pieces)")
-        #expect(repeated == 0, "nothing repeated")
+        // The null sink renders ahead and rewinds at a cork, and its monitor cannot take back what it already
+        // handed to the recorder: a few ms may be doubled in the recording (bench/analysis.md, "Exactness";
+        // bench/exact-pipe-sink measures 0 on a sink that never rewinds). A repeat of the stream's own would
+        // be a whole write, tens of ms.
+        #expect(ms(repeated) <= 5, "nothing repeated: \(repeated) samples")
         #expect(ms(lost.reduce(0, +)) <= 30, "nothing lost: \(lost)")
         #expect(abs(ms(pieces.map(\.recorded.count).reduce(0, +)) - 2000) <= 30)
         #expect(stream.underruns == 0)
