@@ -442,14 +442,6 @@ class Bench:
     def lector_stop(self):
         self.dbus.call(LECTOR_OBJ, "Stop")
 
-    def lector_reset(self):
-        """Leaves the daemon holding the one-sentence text, stopped, before each of Lector's first-sound
-        measurements, so that a 1 MB measurement does not also pay for freeing the 1 MB text of the one before
-        (~10,000 sentences) and for cutting the rest of it, which the one-sentence measurements never do."""
-        self.dbus.cmd("load " + self.sentence_file)
-        self.dbus.cmd("speak 175")
-        self.lector_stop()
-
     def ssip_stop(self):
         self.ssip.cmd("STOP all")
 
@@ -481,8 +473,6 @@ class Bench:
                 for name, fn in tools:
                     if kind == "1 MB" and name.startswith("floor"):
                         continue
-                    if "ector" in name:
-                        self.lector_reset()
                     self.quiet()
                     try:
                         value = fn(kind, timeout)
@@ -1421,9 +1411,7 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   back with no work done, the part of D-Bus Speak's figure that no daemon can remove; *speech-dispatcher SSIP*
   is one `SPEAK` on an open SSIP connection. The *floor* is already-synthesized PCM (the same sentence by
   eSpeak NG, leading silence cut) written by `pacat --latency-msec=5`, process start included. Between runs
-  the previous speech is stopped and 300 ms of silence awaited; before each of Lector's, the daemon is left
-  holding the one-sentence text, stopped, so that every measurement starts from the same state (a 1 MB one
-  would otherwise also free the 1 MB text of the one before). The daemon and speech-dispatcher are warm,
+  the previous speech is stopped and 300 ms of silence awaited. The daemon and speech-dispatcher are warm,
   except for *spd-say, server not running*: no speech-dispatcher runs (as after its idle timeout, 5 s by
   default), so spd-say's library starts one (autospawn, its own `XDG_RUNTIME_DIR`), which is stopped after the
   run. Lector's daemon needs no idle timeout: it costs no CPU while idle (Tests/IntegrationTests/IdleCostTests).
