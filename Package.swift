@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Module layout and the direction of dependencies: see docs/ARCHITECTURE.md.
-// Every C library is wrapped by one C target (a `.systemLibrary` module map, or a tiny loader) and imported by exactly
-// one Swift target.
+// Every C library is wrapped by one C target (a `.systemLibrary` module map, or a tiny loader) and imported by
+// exactly one Swift target.
 // `swift build --static-swift-stdlib` for the executables only (tests link the runtime dynamically).
 let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
 

@@ -21,13 +21,14 @@ public enum Worker {
 
     /// Runs the worker's main loop until end of input.
     ///
-    /// Loads eSpeak NG (libespeak-ng.so.1, see `lector_espeak`), initializes it (`espeak_Initialize` in `AUDIO_OUTPUT_SYNCHRONOUS` mode, speak_lib.h), sends
-    /// ``WorkerFrame/ready(sampleRate:)``, then reads ``WorkerRequest`` frames from `input` and answers each
-    /// `synthesize` on `output` with frames written as the engine produces them (blocking writes, EINTR and
-    /// short writes handled; a slow reader slows synthesis down). SIGPIPE is ignored so that a closed output
-    /// is an error return, not a signal. SIGABRT gets its default action back, so an engine abort kills the
-    /// process at once instead of running the Swift runtime's backtracer (Swift's own traps are SIGILL and
-    /// keep their backtraces). Diagnostics go to standard error, one line each.
+    /// Loads eSpeak NG (libespeak-ng.so.1, see `lector_espeak`), initializes it (`espeak_Initialize` in
+    /// `AUDIO_OUTPUT_SYNCHRONOUS` mode, speak_lib.h), sends ``WorkerFrame/ready(sampleRate:)``, then reads
+    /// ``WorkerRequest`` frames from `input` and answers each `synthesize` on `output` with frames written as
+    /// the engine produces them (blocking writes, EINTR and short writes handled; a slow reader slows
+    /// synthesis down). SIGPIPE is ignored so that a closed output is an error return, not a signal. SIGABRT
+    /// gets its default action back, so an engine abort kills the process at once instead of running the
+    /// Swift runtime's backtracer (Swift's own traps are SIGILL and keep their backtraces). Diagnostics go to
+    /// standard error, one line each.
     ///
     /// - Parameters:
     ///   - input: file descriptor to read requests from (the daemon's pipe).
