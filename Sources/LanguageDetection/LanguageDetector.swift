@@ -113,14 +113,10 @@ public struct LanguageDetector: Sendable {
             for i in 0..<first { verdicts[i] = .language(l) }
         }
         var result: [LanguageRun] = []
-        for (p, verdict) in zip(paragraphs, verdicts) {
+        LanguageRunReader.append(zip(paragraphs, verdicts).map { p, verdict in
             let language: String? = if case .language(let l) = verdict { l } else { nil }
-            if let last = result.last, last.language == language {
-                result[result.count - 1].range = last.range.lowerBound..<p.range.upperBound
-            } else {
-                result.append(LanguageRun(range: p.range, language: language))
-            }
-        }
+            return LanguageRun(range: p.range, language: language)
+        }, to: &result)
         return result
     }
 
@@ -176,17 +172,16 @@ public final class LanguageRunReader {
             }
             let atEnd = end == scalars.endIndex
             var ranges = Paragraphs.ranges(in: chunk)
-            // The last paragraph may go on after the chunk: it is read again with the next one.
-            if !atEnd, let last = ranges.popLast() {
-                if ranges.isEmpty {
-                    want = want > Int.max / 2 ? Int.max : want * 2  // one paragraph longer than the chunk
+            if !atEnd {
+                // White space only so far, or one paragraph longer than the chunk: a longer chunk.
+                guard ranges.count > 1 else {
+                    want = want > Int.max / 2 ? Int.max : want * 2
                     continue
                 }
+                // The last paragraph may go on after the chunk: it is read again with the next one.
+                let last = ranges.removeLast()
                 end = scalars.index(index, offsetBy: last.lowerBound)
                 chunk.removeSubrange(last.lowerBound...)
-            } else if !atEnd {
-                want = want > Int.max / 2 ? Int.max : want * 2  // white space only so far
-                continue
             }
             for range in ranges {
                 let paragraph = String(String.UnicodeScalarView(chunk[range]))
