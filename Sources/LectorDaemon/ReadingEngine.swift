@@ -71,7 +71,6 @@ final class ReadingEngine {
 
     /// Replaces the start of utterance `id`'s text with the whole text (`SpeechManager.complete`).
     func complete(utterance id: UInt64, text: String, pendingText: Int) {
-        if let run, run.utterance.id == id, let u = manager.current, u.id == id { run.utterance.sentences = [] }
         perform(manager.complete(utterance: id, text: text, pendingText: pendingText))
     }
 

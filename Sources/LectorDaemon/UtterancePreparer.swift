@@ -120,20 +120,18 @@ final class UtterancePreparer {
         var sentences: [Sentence] = []
         var voices: [UtteranceVoice] = []
         var runs: [SentenceCutter.Run] = []
-        var detected: LanguageRunReader?
-        var choose: ((String?) -> UtteranceVoice)?
+        var detection: SentenceCutter.Detection?
         if document == nil && options.voice == nil && options.language == nil {
             // No language given: each paragraph in its own (detected) language.
             guard let fallback = defaultLanguage else {
                 throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
             }
             // Detected as the text is cut: a 1 MB text is not detected whole (~0.2 s) before it is heard.
-            detected = LanguageRunReader(text: cleaned, detector: detector)
-            choose = { [unowned self] language in
+            detection = (LanguageRunReader(text: cleaned, detector: detector), { [unowned self] language in
                 let m = language.flatMap { try? self.matcher.match($0) } ?? fallback
                 let v = self.voice(for: m, requested: language)
                 return UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
-            }
+            })
         } else {
             var language: String
             var voice: Voice
@@ -164,16 +162,13 @@ final class UtterancePreparer {
             }
         }
         var rest: SentenceCutter?
-        if !runs.isEmpty || detected != nil {
+        if !runs.isEmpty || detection != nil {
             let total = SentenceCutter.scalarCount(of: cleaned)
             for i in runs.indices { runs[i].range = runs[i].range.clamped(to: 0..<total) }
-            let cutter = if let detected, let choose {
-                SentenceCutter(text: cleaned, scalarCount: total, languages: detected, segmenter: segmenter, voice: choose)
-            } else {
-                SentenceCutter(text: cleaned, scalarCount: total, runs: runs, segmenter: segmenter)
-            }
+            let cutter = SentenceCutter(text: cleaned, scalarCount: total, runs: runs, detecting: detection,
+                                        segmenter: segmenter)
             while sentences.isEmpty && !cutter.isDone { sentences = cutter.next(approximately: firstSlice) }
-            if detected != nil { voices = cutter.takeNewVoices() }
+            if detection != nil { voices = cutter.takeNewVoices() }
             if !cutter.isDone { rest = cutter }
         }
         guard !sentences.isEmpty else { throw .emptyText() }
@@ -184,9 +179,9 @@ final class UtterancePreparer {
             for i in sentences.indices { sentences[i].voice = SentenceCutter.voice(sentences[i].voice, swappedWith: first) }
             rest?.swappedVoice = first
         }
-        let id = id ?? nextID
-        if id == nextID { nextID += 1 }
-        let utterance = Utterance(id: id, text: cleaned, sentences: sentences, voices: voices,
+        let assigned = id ?? nextID
+        if id == nil { nextID += 1 }
+        let utterance = Utterance(id: assigned, text: cleaned, sentences: sentences, voices: voices,
                                   rate: rate, pitch: pitch,
                                   title: options.title ?? TextCleaner.title(of: cleaned), url: options.url,
                                   pendingText: rest?.pendingText ?? 0)
@@ -219,8 +214,8 @@ final class SentenceCutter {
     private var runs: [Run]
     /// For a text whose languages are detected as it is cut: where the next runs come from, and the voice
     /// each detected language (nil: unsure) is read with.
-    private let languages: LanguageRunReader?
-    private let chooseVoice: ((String?) -> UtteranceVoice)?
+    typealias Detection = (runs: LanguageRunReader, voice: (String?) -> UtteranceVoice)
+    private let detection: Detection?
     /// The voices of the detected runs so far (`Run.voice` indexes it), and how many of them the utterance has.
     private var voices: [UtteranceVoice] = []
     private var voicesTaken = 0
@@ -232,33 +227,21 @@ final class SentenceCutter {
     /// sentences cut later are mapped the same way.
     var swappedVoice: Int?
 
-    /// A cutter for `runs` (in order, not overlapping) of `text`, which has `scalarCount` scalars.
-    init(text: String, scalarCount: Int, runs: [Run], segmenter: Segmenter) {
+    /// A cutter for `runs` (in order, not overlapping) of `text`, which has `scalarCount` scalars, and, with
+    /// `detecting`, for the runs its reader detects as the cutter goes, each read with the voice it chooses
+    /// for the run's language (nil: detection was unsure); those voices come out of `takeNewVoices()`, in the
+    /// order of the indices the sentences give.
+    init(text: String, scalarCount: Int, runs: [Run], detecting detection: Detection? = nil, segmenter: Segmenter) {
         self.text = text
         self.runs = runs
+        self.detection = detection
         self.segmenter = segmenter
         total = scalarCount
         index = text.unicodeScalars.startIndex
-        languages = nil
-        chooseVoice = nil
-    }
-
-    /// A cutter for `text` (of `scalarCount` scalars) in the runs `languages` detects as it goes, each read
-    /// with the voice `voice` chooses for its language (nil: detection was unsure). The voices come out of
-    /// `takeNewVoices()`, in the order of the indices the sentences give.
-    init(text: String, scalarCount: Int, languages: LanguageRunReader, segmenter: Segmenter,
-         voice: @escaping (String?) -> UtteranceVoice) {
-        self.text = text
-        runs = []
-        self.segmenter = segmenter
-        total = scalarCount
-        index = text.unicodeScalars.startIndex
-        self.languages = languages
-        chooseVoice = voice
     }
 
     /// Every run is cut.
-    var isDone: Bool { runs.isEmpty && (languages?.isDone ?? true) }
+    var isDone: Bool { runs.isEmpty && (detection?.runs.isDone ?? true) }
 
     /// The voices found since the last call (none for a cutter made with its runs): the utterance's next
     /// voices, which the sentences cut so far may name.
@@ -270,9 +253,9 @@ final class SentenceCutter {
     /// The next detected runs, at least about `length` scalars of text (and ~4 K, which CLD2 reads in
     /// about 0.1 ms).
     private func detectRuns(_ length: Int) {
-        guard let languages, let chooseVoice else { return }
-        for run in languages.next(approximately: max(length, 4096)) {
-            let voice = chooseVoice(run.language)
+        guard let detection else { return }
+        for run in detection.runs.next(approximately: max(length, 4096)) {
+            let voice = detection.voice(run.language)
             let index = voices.firstIndex(of: voice) ?? voices.count
             if index == voices.count { voices.append(voice) }
             runs.append(Run(range: run.range.clamped(to: 0..<total), language: voice.language, voice: index))
