@@ -182,9 +182,7 @@ public enum Input {
     /// `fd` with `unreadable` first, so a D-Bus client cannot hand the daemon a pipe, socket or device (whose
     /// read could block it).
     public static func read(_ fd: Int32, what: String) -> Result<String, Failure> {
-        let (size, problem) = inspect(fd)
-        if let problem { return .failure(Failure(message: "cannot read \(what): \(problem)")) }
-        return contents(fd, size: size, what: what)
+        readStart(fd, what: what, limit: .max).map(\.text)
     }
 
     /// The start of a regular file: its whole text when it is short, else its first bytes (up to and including
@@ -235,9 +233,8 @@ public enum Input {
         let (size, problem) = inspect(fd)
         if let problem { return .failure(Failure(message: "cannot read \(what): \(problem)")) }
         let offset = Int(lseek(fd, 0, SEEK_CUR))
-        var head: [UInt8] = []
         if offset >= 0 && size - offset > limit {
-            head = [UInt8](repeating: 0, count: limit)
+            var head = [UInt8](repeating: 0, count: limit)
             let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
             if n == limit, let lineFeed = head.lastIndex(of: 0x0A) {
                 let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)

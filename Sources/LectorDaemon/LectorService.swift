@@ -57,11 +57,8 @@ final class LectorService: DBusObject {
                 Input.readStart(fd, what: parsed.title ?? "the file", limit: Self.fileStartBytes)
             }
             switch read {
-            case .success(let start):
-                return [.uint64(try speak(start.text, options: parsed, rest: start.rest))]
-            case .failure(let failure):
-                Log.message("refused a file: \(failure.message)")
-                throw .invalidArgs(failure.message)
+            case .success(let start): return [.uint64(try speak(start.text, options: parsed, rest: start.rest))]
+            case .failure(let failure): throw Self.refused(failure)
             }
         case "Pause": try transition { m in m.pause() }
         case "Resume": try transition { m in m.resume() }
@@ -135,15 +132,14 @@ final class LectorService: DBusObject {
     /// `PendingSentences`, unless its start is not enough (SSML is parsed whole, a queued text is prepared
     /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
     func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
+        let atOnce = !options.queue || engine.manager.state == .stopped
         var text = text
         var rest = rest
-        if let file = rest, options.ssml || (options.queue && engine.manager.state != .stopped)
+        if let file = rest, options.ssml || !atOnce
             || (!options.fromStart && options.url.map { bookmarks?.hasBookmark(uri: $0) ?? false } == true) {
             switch file.readWhole() {
             case .success(let whole): text = whole
-            case .failure(let failure):
-                Log.message("refused a file: \(failure.message)")
-                throw .invalidArgs(failure.message)
+            case .failure(let failure): throw Self.refused(failure)
             }
             rest = nil
         }
@@ -151,7 +147,6 @@ final class LectorService: DBusObject {
         // (which lists the voices and opens ICU and CLD2 on first use).
         engine.startSynthesis()
         let prepared: (Utterance, SentenceCutter?)
-        let atOnce = !options.queue || engine.manager.state == .stopped
         do {
             if atOnce {
                 prepared = try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength)
@@ -187,6 +182,12 @@ final class LectorService: DBusObject {
             throw DBusError(name: error == .nothingToPlay ? "org.lector.Lector1.Error.NothingToPlay" : "org.freedesktop.DBus.Error.InvalidArgs",
                             message: error.description)
         }
+    }
+
+    /// A file SpeakFile cannot read: logged in one line, and the D-Bus error that says why.
+    private static func refused(_ failure: Input.Failure) -> DBusError {
+        Log.message("refused a file: \(failure.message)")
+        return .invalidArgs(failure.message)
     }
 
     /// Reads the whole text of a file of which only the start was read (see `speak`) and puts it in place of
