@@ -16,6 +16,7 @@ import array
 import datetime
 import os
 import platform
+import random
 import signal
 import socket
 import statistics
@@ -470,7 +471,11 @@ class Bench:
         ]
         for run in range(self.runs):
             for kind, timeout in (("sentence", timeout_small), ("1 MB", timeout_big)):
-                for name, fn in tools:
+                # Each run measures the tools in its own order (seeded: the same order every time the bench
+                # runs): a fixed order let whoever ran right after speech-dispatcher's work pay for it.
+                order = list(tools)
+                random.Random(run * 2 + (kind == "1 MB")).shuffle(order)
+                for name, fn in order:
                     if kind == "1 MB" and name.startswith("floor"):
                         continue
                     self.quiet()
@@ -1411,7 +1416,8 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   back with no work done, the part of D-Bus Speak's figure that no daemon can remove; *speech-dispatcher SSIP*
   is one `SPEAK` on an open SSIP connection. The *floor* is already-synthesized PCM (the same sentence by
   eSpeak NG, leading silence cut) written by `pacat --latency-msec=5`, process start included. Between runs
-  the previous speech is stopped and 300 ms of silence awaited. The daemon and speech-dispatcher are warm,
+  the previous speech is stopped and 300 ms of silence awaited. Each run measures the tools in a different
+  (seeded, so repeatable) order, so that no tool always follows the same neighbour. The daemon and speech-dispatcher are warm,
   except for *spd-say, server not running*: no speech-dispatcher runs (as after its idle timeout, 5 s by
   default), so spd-say's library starts one (autospawn, its own `XDG_RUNTIME_DIR`), which is stopped after the
   run. Lector's daemon needs no idle timeout: it costs no CPU while idle (Tests/IntegrationTests/IdleCostTests).
