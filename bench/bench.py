@@ -469,6 +469,9 @@ class Bench:
             ("spd-say, server not running", self.fs_spd_say_cold),
             ("speech-dispatcher SSIP", self.fs_ssip),
         ]
+        names = os.environ.get("LECTOR_BENCH_TOOLS")  # "NAME,NAME": only these tools (working on the bench)
+        if names:
+            tools = [t for t in tools if t[0] in names.split(",")]
         for run in range(self.runs):
             for kind, timeout in (("sentence", timeout_small), ("1 MB", timeout_big)):
                 # Each run measures the tools in its own order (seeded: the same order every time the bench
