@@ -147,7 +147,9 @@ final class PrivateSession: @unchecked Sendable {
             "pulseaudio",
             [
                 "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--realtime=no",
-                "--high-priority=no", "--log-target=stderr",
+                // POSIX shm, not memfd: PulseAudio 16 can abort when it forwards a playback stream's memfd
+                // block to a client recording the monitor (PulseAudio issue 824; see scripts/with-session).
+                "--high-priority=no", "--enable-memfd=no", "--log-target=stderr",
                 "-L", "module-null-sink sink_name=\(sinkName) rate=\(sampleRate) channels=1",
                 "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(dir.path)/native",
             ],
