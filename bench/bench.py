@@ -63,7 +63,15 @@ class Recorder:
         self.calibrate(0.3)
 
     def count(self):
+        self.check()
         return os.stat(self.path).st_size // 2
+
+    def check(self):
+        """Stops the bench when the recording stopped (the sound server is gone), instead of timing out on every
+        measurement that follows."""
+        if self.offset is not None and self.proc.poll() is not None:
+            raise SystemExit("bench: the recorder (parec) exited with status %d: the sound server is gone"
+                             % self.proc.returncode)
 
     def calibrate(self, seconds=0.05):
         """The upper envelope of (samples recorded - RATE * t): the least delayed view of "now"."""
@@ -100,6 +108,7 @@ class Recorder:
         deadline = time.perf_counter() + timeout
         pos = mark
         while True:
+            self.check()
             chunk = self.samples(pos)
             i = first_audible(chunk)
             if i is not None:
