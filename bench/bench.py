@@ -499,6 +499,8 @@ class Bench:
                         self.notes.append("%s (%s): %s" % (name, kind, e))
                         value = None
                     self.add("first sound, %s: %s" % (kind, name), ms(value))
+                    if os.environ.get("LECTOR_BENCH_TRACE"):
+                        log("TRACE %s | %s | %s" % (kind, name, ms(value)))
             # What carrying the 1 MB text over the bus costs with no work done: the part of D-Bus Speak's
             # first sound that no daemon can remove (SpeakFile sends a file descriptor instead).
             self.dbus.cmd("load " + self.big_file)
