@@ -1431,10 +1431,11 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   is one `SPEAK` on an open SSIP connection. The *floor* is already-synthesized PCM (the same sentence by
   eSpeak NG, leading silence cut) written by `pacat --latency-msec=5`, process start included. Between runs
   the previous speech is stopped and 300 ms of silence awaited. Each run measures the tools in a different
-  (seeded, so repeatable) order, so that no tool always follows the same neighbour. The daemon and speech-dispatcher are warm,
-  except for *spd-say, server not running*: no speech-dispatcher runs (as after its idle timeout, 5 s by
-  default), so spd-say's library starts one (autospawn, its own `XDG_RUNTIME_DIR`), which is stopped after the
-  run. Lector's daemon needs no idle timeout: it costs no CPU while idle (Tests/IntegrationTests/IdleCostTests).
+  (seeded, so repeatable) order, so that no tool always follows the same neighbour. The daemon and
+  speech-dispatcher are warm, except for *spd-say, server not running*: no speech-dispatcher runs (as after
+  its idle timeout, 5 s by default), so spd-say's library starts one (autospawn, its own `XDG_RUNTIME_DIR`),
+  which is stopped after the run. Lector's daemon needs no idle timeout: it costs no CPU while idle
+  (Tests/IntegrationTests/IdleCostTests).
   The 1 MB text starts with the same sentence. `spd-say` cannot take 1 MB as one argument (the kernel's
   128 KiB limit per argument), so for 1 MB speech-dispatcher is measured over SSIP only.
 - **Pause to silence**: while reading a long text, at a loud moment (mid-word), the driver notes "now", sends
