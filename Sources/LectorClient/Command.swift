@@ -29,8 +29,11 @@ public enum Command {
     /// it (in `lector`) the process becomes `lector-daemon` with the same arguments (`DaemonExecutable`).
     public static func main(_ arguments: [String], local: (any LocalCommands)? = nil) -> Int32 {
         signal(SIGPIPE, SIG_IGN) // a dead worker or client must be an error, not the end of the process
-        OptionParser.setProgramName("lector")
         let args = Array(arguments.dropFirst())
+        // Help reads "Usage: lector read [OPTION…] …". The daemon stays "lector": GLib names its journal entries
+        // (SYSLOG_IDENTIFIER) after the program name, which a process sets once.
+        let command = args.first.flatMap { name in commands.contains { $0.name == name } ? name : nil }
+        OptionParser.setProgramName(command.map { $0 == "daemon" ? "lector" : "lector " + $0 } ?? "lector")
         guard let name = args.first, !name.hasPrefix("-") else { return topLevel(arguments) }
         let rest = ["lector " + name] + args.dropFirst()
         switch name {
