@@ -199,6 +199,10 @@ final class UtterancePreparer {
 /// (`Segmenter.sentences(of:from:offset:upTo:approximately:language:)`), so that a long text is read while
 /// the rest is being prepared.
 final class SentenceCutter {
+    /// For a text whose languages are detected as it is cut: where the next runs come from, and the voice
+    /// each detected language (nil: unsure) is read with.
+    typealias Detection = (runs: LanguageRunReader, voice: (String?) -> UtteranceVoice)
+
     /// A stretch of the text read in one language: its range in scalars, its BCP 47 tag, and its voice (an
     /// index into the utterance's voices).
     struct Run {
@@ -212,9 +216,7 @@ final class SentenceCutter {
     private let segmenter: Segmenter
     /// The runs known and not cut yet, in order.
     private var runs: [Run]
-    /// For a text whose languages are detected as it is cut: where the next runs come from, and the voice
-    /// each detected language (nil: unsure) is read with.
-    typealias Detection = (runs: LanguageRunReader, voice: (String?) -> UtteranceVoice)
+    /// Detection as the text is cut (nil: the runs are known at the start).
     private let detection: Detection?
     /// The voices of the detected runs so far (`Run.voice` indexes it), and how many of them the utterance has.
     private var voices: [UtteranceVoice] = []
