@@ -177,8 +177,13 @@ final class ReadingEngine {
     }
 
     private func estimate(_ s: Sentence, rate: Int) -> Int64 {
+        estimate(scalars: s.range.count, rate: rate)
+    }
+
+    /// Samples to read `scalars` scalars of a sentence's text (to its end) at `rate` wpm.
+    private func estimate(scalars: Int, rate: Int) -> Int64 {
         // About 6 characters a word (with its space) plus a sentence pause of ~0.3 s.
-        let seconds = Double(s.range.count) / 6 / Double(max(rate, 1)) * 60 + 0.3
+        let seconds = Double(scalars) / 6 / Double(max(rate, 1)) * 60 + 0.3
         return Int64(seconds * Double(Self.sampleRate))
     }
 
@@ -397,7 +402,13 @@ final class ReadingEngine {
             let rest = String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
             synthesis.configure(voice: u.voice(ofSentence: index).engineVoice, rate: u.rate, pitch: u.pitch)
             let tag = synthesis.synthesize(rest)
-            run.inFlight.append(.init(tag: tag, index: index, textOffset: offset, prefix: sample - (run.sentenceAt[index] ?? sample)))
+            let prefix = sample - (run.sentenceAt[index] ?? sample)
+            run.inFlight.append(.init(tag: tag, index: index, textOffset: offset, prefix: prefix))
+            // The sentence's old synthesized length no longer holds: until its rest is synthesized, it is the
+            // part kept at the old rate plus the rest estimated at the new one.
+            if durations?.utterance == u.id, index < durations!.samples.count {
+                durations!.samples[index] = Int(prefix + estimate(scalars: sentence.range.count - offset, rate: u.rate))
+            }
             run.nextToRequest = index + 1
         }
         requestMore()

@@ -323,6 +323,8 @@ extension Integration {
             let maximum = try #require(try bus.get("MaximumRate").double)
             #expect(abs(minimum - 80.0 / 175) < 1e-9 && abs(maximum - 450.0 / 175) < 1e-9, "eSpeak NG reads 80 to 450 wpm: \(minimum) \(maximum)")
             #expect(try bus.get("Rate").double == 1)
+            // The sentence is synthesized whole by now: its length as synthesized must give way to the new rate.
+            try await Task.sleep(for: .seconds(1))
             let before = try #require(bus.metadata["mpris:length"]?.int64)
 
             let monitor = try await SignalMonitor(session: session)
