@@ -30,10 +30,9 @@ public enum Command {
     public static func main(_ arguments: [String], local: (any LocalCommands)? = nil) -> Int32 {
         signal(SIGPIPE, SIG_IGN) // a dead worker or client must be an error, not the end of the process
         let args = Array(arguments.dropFirst())
-        // Help reads "Usage: lector read [OPTION…] …". The daemon stays "lector": GLib names its journal entries
-        // (SYSLOG_IDENTIFIER) after the program name, which a process sets once.
+        // Help reads "Usage: lector read [OPTION…] …" (the daemon sets "lector" back once its options are read).
         let command = args.first.flatMap { name in commands.contains { $0.name == name } ? name : nil }
-        OptionParser.setProgramName(command.map { $0 == "daemon" ? "lector" : "lector " + $0 } ?? "lector")
+        OptionParser.setProgramName(command.map { "lector " + $0 } ?? "lector")
         guard let name = args.first, !name.hasPrefix("-") else { return topLevel(arguments) }
         let rest = ["lector " + name] + args.dropFirst()
         switch name {

@@ -24,6 +24,9 @@ public struct DaemonCommands: LocalCommands {
             return 2
         }
         guard rest.isEmpty else { printError("daemon takes no arguments"); return 2 }
+        // GLib names the journal entries (SYSLOG_IDENTIFIER) after the program name: "lector", not the
+        // "lector daemon" of the help text (g_set_prgname may be called again since GLib 2.72).
+        OptionParser.setProgramName("lector")
         var ducking: DuckingMode?   // nil: the config file's, else the standard -15 dB
         if let level = duckLevel.value {
             guard level.isFinite, abs(level) <= 60 else { printError("--duck-level takes a level from -60 to 0 dB"); return 2 }

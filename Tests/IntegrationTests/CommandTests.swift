@@ -122,8 +122,8 @@ extension Integration {
             for command in [[], ["read"], ["pause"], ["resume"], ["toggle"], ["stop"], ["status"], ["voices"], ["daemon"]] {
                 let help = try await session.lector(command + ["--help"])
                 #expect(help.status == 0 && !help.stdout.isEmpty, "lector \(command) --help: \(help)")
-                // The usage line names the command (the daemon's names only the program: see Command.main).
-                let usage = command.isEmpty || command == ["daemon"] ? "lector [OPTION…]" : "lector \(command[0]) [OPTION…]"
+                // The usage line names the command.
+                let usage = command.isEmpty ? "lector [OPTION…]" : "lector \(command[0]) [OPTION…]"
                 #expect(help.stdout.contains("Usage:\n  " + usage), "lector \(command) --help: \(help.stdout)")
             }
             let unknown = try await session.lector(["frobnicate"])
