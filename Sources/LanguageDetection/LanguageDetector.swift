@@ -55,10 +55,14 @@ public struct LanguageDetector: Sendable {
     /// The language of `text` as CLD2 sees it, or nil when it finds none (empty text, only digits or
     /// punctuation, or a script with no language of its own).
     public func detect(_ text: String) -> DetectedLanguage? {
-        var utf8 = Array(text.utf8)
+        detect(utf8: Array(text.utf8))
+    }
+
+    /// `detect(_:)` for text already encoded in UTF-8.
+    func detect(utf8: [UInt8]) -> DetectedLanguage? {
         guard !utf8.isEmpty, utf8.count <= Int(Int32.max) else { return nil }
         var result = lector_cld2_result()
-        utf8.withUnsafeMutableBufferPointer { bytes in
+        utf8.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 lector_cld2_detect(chars.baseAddress, Int32(chars.count), &result)
             }
@@ -162,33 +166,42 @@ public final class LanguageRunReader {
     public func next(approximately length: Int) -> [LanguageRun] {
         let scalars = text.unicodeScalars
         var paragraphs: [(range: Range<Int>, detected: DetectedLanguage?)] = []
-        var want = max(length, 1)
+        let length = max(length, 1)
+        var want = length
+        var chunk: [Unicode.Scalar] = []
+        var end = index
+        var utf8: [UInt8] = []
         while !isDone {
-            var chunk: [Unicode.Scalar] = []
-            var end = index
+            chunk.reserveCapacity(want)
             while chunk.count < want && end != scalars.endIndex {
                 chunk.append(scalars[end])
                 end = scalars.index(after: end)
             }
             let atEnd = end == scalars.endIndex
-            var ranges = Paragraphs.ranges(in: chunk)
-            if !atEnd {
-                // White space only so far, or one paragraph longer than the chunk: a longer chunk.
-                guard ranges.count > 1 else {
-                    want = want > Int.max / 2 ? Int.max : want * 2
-                    continue
-                }
-                // The last paragraph may go on after the chunk: it is read again with the next one.
-                let last = ranges.removeLast()
-                end = scalars.index(index, offsetBy: last.lowerBound)
-                chunk.removeSubrange(last.lowerBound...)
+            let ranges = Paragraphs.ranges(in: chunk)
+            // White space only so far, or one paragraph longer than the chunk: a longer chunk (the last
+            // paragraph may go on after it).
+            guard atEnd || ranges.count > 1 else {
+                want = want > Int.max / 2 ? Int.max : want * 2
+                continue
             }
-            for range in ranges {
-                let paragraph = String(String.UnicodeScalarView(chunk[range]))
-                paragraphs.append((range.lowerBound + offset..<range.upperBound + offset, detector.detect(paragraph)))
+            // The paragraphs that hold `length` scalars, except one that may go on after the chunk: the rest
+            // is read again with the next chunk.
+            var count = 0
+            while count < ranges.count && (atEnd || count < ranges.count - 1) {
+                let range = ranges[count]
+                // Encoded straight from the scalars: a String made of them costs more than CLD2's reading.
+                utf8.removeAll(keepingCapacity: true)
+                for scalar in chunk[range] { UTF8.encode(scalar) { utf8.append($0) } }
+                paragraphs.append((range.lowerBound + offset..<range.upperBound + offset, detector.detect(utf8: utf8)))
+                count += 1
+                if range.upperBound >= length { break }
             }
-            index = end
-            offset += chunk.count
+            let cut = count < ranges.count ? ranges[count].lowerBound : chunk.count
+            index = cut < chunk.count ? scalars.index(index, offsetBy: cut) : end
+            offset += cut
+            chunk.removeAll(keepingCapacity: true)
+            end = index
             // At the start of a text, short paragraphs take the language of the first one that has one.
             let told = paragraphs.contains { p in (p.detected?.letterBytes ?? 0) >= detector.minimumLetterBytes }
             if previous != nil || told || isDone { break }

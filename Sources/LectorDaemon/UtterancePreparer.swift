@@ -218,6 +218,8 @@ final class SentenceCutter {
     private var runs: [Run]
     /// Detection as the text is cut (nil: the runs are known at the start).
     private let detection: Detection?
+    /// The detected language (nil: unsure) of the last run in `runs`; nil when `runs` is empty.
+    private var lastDetected: String??
     /// The voices of the detected runs so far (`Run.voice` indexes it), and how many of them the utterance has.
     private var voices: [UtteranceVoice] = []
     private var voicesTaken = 0
@@ -252,15 +254,22 @@ final class SentenceCutter {
         return Array(voices[voicesTaken...])
     }
 
-    /// The next detected runs, at least about `length` scalars of text (and ~4 K, which CLD2 reads in
-    /// about 0.1 ms).
+    /// The next detected runs, at least about `length` scalars of text (to the end of a paragraph, or of a
+    /// piece of at most `Paragraphs.maximumLength` scalars). The first is merged into the last known run when
+    /// both are in the same detected language, as when the text is detected whole.
     private func detectRuns(_ length: Int) {
         guard let detection else { return }
-        for run in detection.runs.next(approximately: max(length, 4096)) {
+        for run in detection.runs.next(approximately: length) {
+            let range = run.range.clamped(to: 0..<total)
+            if let last = runs.indices.last, lastDetected == .some(run.language) {
+                runs[last].range = runs[last].range.lowerBound..<range.upperBound
+                continue
+            }
             let voice = detection.voice(run.language)
             let index = voices.firstIndex(of: voice) ?? voices.count
             if index == voices.count { voices.append(voice) }
-            runs.append(Run(range: run.range.clamped(to: 0..<total), language: voice.language, voice: index))
+            runs.append(Run(range: range, language: voice.language, voice: index))
+            lastDetected = .some(run.language)
         }
     }
 
@@ -271,18 +280,32 @@ final class SentenceCutter {
     /// be none when the slice has nothing readable), with their voices; ranges in scalars of `text`.
     func next(approximately length: Int) -> [Sentence] {
         if runs.isEmpty { detectRuns(length) }
-        guard let run = runs.first else { return [] }
+        guard var run = runs.first else { return [] }
         let scalars = text.unicodeScalars
         if offset < run.range.lowerBound {
             index = scalars.index(index, offsetBy: run.range.lowerBound - offset)
             offset = run.range.lowerBound
         }
-        let slice = segmenter.sentences(of: text, from: index, offset: offset, upTo: run.range.upperBound,
+        var slice = segmenter.sentences(of: text, from: index, offset: offset, upTo: run.range.upperBound,
                                         approximately: length, language: run.language)
+        // A slice that reaches the end of the last run known may have cut a sentence there (a long paragraph
+        // detected in pieces ends a run mid-line): the runs that follow are detected first, and when the
+        // language goes on, the run is longer and the slice is cut again.
+        while slice.nextOffset >= run.range.upperBound, slice.next != scalars.endIndex, runs.count == 1,
+              detection?.runs.isDone == false {
+            detectRuns(length)
+            guard runs[0].range.upperBound > run.range.upperBound else { break }
+            run = runs[0]
+            slice = segmenter.sentences(of: text, from: index, offset: offset, upTo: run.range.upperBound,
+                                        approximately: length, language: run.language)
+        }
         var found = slice.sentences
         index = slice.next
         offset = slice.nextOffset
-        if offset >= run.range.upperBound || index == scalars.endIndex { runs.removeFirst() }
+        if offset >= run.range.upperBound || index == scalars.endIndex {
+            runs.removeFirst()
+            if runs.isEmpty { lastDetected = nil }
+        }
         let voice = swappedVoice.map { Self.voice(run.voice, swappedWith: $0) } ?? run.voice
         for i in found.indices { found[i].voice = voice }
         return found

@@ -125,6 +125,23 @@ enum Fixtures {
         if length < 500 { #expect(steps > 6, "\(steps) steps") }
     }
 
+    @Test("a step detects no more than it was asked for: the paragraph, or the piece, that reaches the length")
+    func stepsStopEarly() {
+        let en = Fixtures.text("en.txt"), de = Fixtures.text("de.txt")
+        let paragraphs = en + "\n\n" + de + "\n\n" + en
+        var reader = LanguageRunReader(text: paragraphs, detector: detector)
+        let first = reader.next(approximately: 10)
+        #expect(first.map(\.language) == ["en"] && (first.last?.range.upperBound ?? .max) <= en.unicodeScalars.count,
+                "only the first paragraph: \(first)")
+        // One paragraph of lines longer than a piece: only its first piece.
+        let lines = Array(repeating: en, count: 2 * Paragraphs.maximumLength / en.unicodeScalars.count + 2)
+            .joined(separator: "\n")
+        reader = LanguageRunReader(text: lines, detector: detector)
+        let piece = reader.next(approximately: 10)
+        #expect(piece.count == 1 && piece[0].range.upperBound <= Paragraphs.maximumLength, "\(piece)")
+        #expect(!reader.isDone)
+    }
+
     @Test("a paragraph longer than the maximum is cut at its last line break, else white space, else the limit")
     func longParagraphs() {
         func pieces(_ text: String) -> [String] {
