@@ -482,25 +482,27 @@ class Bench:
         if names:
             tools = [t for t in tools if t[0] in names.split(",")]
         for run in range(self.runs):
-            for kind, timeout in (("sentence", timeout_small), ("1 MB", timeout_big)):
-                # Each run measures the tools in its own order (seeded: the same order every time the bench
-                # runs): a fixed order let whoever ran right after speech-dispatcher's work pay for it.
-                order = list(tools)
-                random.Random(run * 2 + (kind == "1 MB")).shuffle(order)
-                for name, fn in order:
-                    if kind == "1 MB" and name.startswith("floor"):
-                        continue
-                    self.quiet()
-                    try:
-                        value = fn(kind, timeout)
-                    except Exception as e:  # a peer that fails is reported, not fatal; Lector failing is
-                        if "ector" in name:
-                            raise
-                        self.notes.append("%s (%s): %s" % (name, kind, e))
-                        value = None
-                    self.add("first sound, %s: %s" % (kind, name), ms(value))
-                    if os.environ.get("LECTOR_BENCH_TRACE"):
-                        log("TRACE %s | %s | %s" % (kind, name, ms(value)))
+            # Each run measures every tool and text in its own order (seeded: the same order every time the
+            # bench runs): a fixed order let whoever ran right after speech-dispatcher's work pay for it, and
+            # the two texts are mixed so that a tool's sentence and 1 MB figures are taken among the same
+            # neighbours (in a block of its own, the 1 MB text ran among the peers' 1 MB work).
+            order = [(kind, timeout, name, fn)
+                     for kind, timeout in (("sentence", timeout_small), ("1 MB", timeout_big))
+                     for name, fn in tools
+                     if not (kind == "1 MB" and name.startswith("floor"))]
+            random.Random(run).shuffle(order)
+            for kind, timeout, name, fn in order:
+                self.quiet()
+                try:
+                    value = fn(kind, timeout)
+                except Exception as e:  # a peer that fails is reported, not fatal; Lector failing is
+                    if "ector" in name:
+                        raise
+                    self.notes.append("%s (%s): %s" % (name, kind, e))
+                    value = None
+                self.add("first sound, %s: %s" % (kind, name), ms(value))
+                if os.environ.get("LECTOR_BENCH_TRACE"):
+                    log("TRACE %s | %s | %s" % (kind, name, ms(value)))
             # What carrying the 1 MB text over the bus costs with no work done: the part of D-Bus Speak's
             # first sound that no daemon can remove (SpeakFile sends a file descriptor instead).
             self.dbus.cmd("load " + self.big_file)
@@ -1430,8 +1432,9 @@ METHODS = """- **First sound**: the driver notes the sample index of "now" in th
   back with no work done, the part of D-Bus Speak's figure that no daemon can remove; *speech-dispatcher SSIP*
   is one `SPEAK` on an open SSIP connection. The *floor* is already-synthesized PCM (the same sentence by
   eSpeak NG, leading silence cut) written by `pacat --latency-msec=5`, process start included. Between runs
-  the previous speech is stopped and 300 ms of silence awaited. Each run measures the tools in a different
-  (seeded, so repeatable) order, so that no tool always follows the same neighbour. The daemon and
+  the previous speech is stopped and 300 ms of silence awaited. Each run measures the tools and both texts in a
+  different (seeded, so repeatable) order, one sequence for the two texts, so that no tool always follows the
+  same neighbour and a tool's sentence and 1 MB figures are taken among the same neighbours. The daemon and
   speech-dispatcher are warm, except for *spd-say, server not running*: no speech-dispatcher runs (as after
   its idle timeout, 5 s by default), so spd-say's library starts one (autospawn, its own `XDG_RUNTIME_DIR`),
   which is stopped after the run. Lector's daemon needs no idle timeout: it costs no CPU while idle
