@@ -209,6 +209,8 @@ final class SentenceCutter {
         var range: Range<Int>
         var language: String
         var voice: Int
+        /// For a detected run, the language detection gave (`.some(nil)`: unsure); nil for a run given at the start.
+        var detected: String?? = nil
     }
 
     /// The whole text (cleaned), shared with the utterance (not copied).
@@ -218,8 +220,6 @@ final class SentenceCutter {
     private var runs: [Run]
     /// Detection as the text is cut (nil: the runs are known at the start).
     private let detection: Detection?
-    /// The detected language (nil: unsure) of the last run in `runs`; nil when `runs` is empty.
-    private var lastDetected: String??
     /// The voices of the detected runs so far (`Run.voice` indexes it), and how many of them the utterance has.
     private var voices: [UtteranceVoice] = []
     private var voicesTaken = 0
@@ -261,15 +261,14 @@ final class SentenceCutter {
         guard let detection else { return }
         for run in detection.runs.next(approximately: length) {
             let range = run.range.clamped(to: 0..<total)
-            if let last = runs.indices.last, lastDetected == .some(run.language) {
+            if let last = runs.indices.last, runs[last].detected == .some(run.language) {
                 runs[last].range = runs[last].range.lowerBound..<range.upperBound
                 continue
             }
             let voice = detection.voice(run.language)
             let index = voices.firstIndex(of: voice) ?? voices.count
             if index == voices.count { voices.append(voice) }
-            runs.append(Run(range: range, language: voice.language, voice: index))
-            lastDetected = .some(run.language)
+            runs.append(Run(range: range, language: voice.language, voice: index, detected: .some(run.language)))
         }
     }
 
@@ -302,10 +301,7 @@ final class SentenceCutter {
         var found = slice.sentences
         index = slice.next
         offset = slice.nextOffset
-        if offset >= run.range.upperBound || index == scalars.endIndex {
-            runs.removeFirst()
-            if runs.isEmpty { lastDetected = nil }
-        }
+        if offset >= run.range.upperBound || index == scalars.endIndex { runs.removeFirst() }
         let voice = swappedVoice.map { Self.voice(run.voice, swappedWith: $0) } ?? run.voice
         for i in found.indices { found[i].voice = voice }
         return found
