@@ -23,27 +23,36 @@ final class Client {
         self.connection = connection
     }
 
-    /// Connects to the session bus and makes sure a daemon owns `org.lector.Lector`: by D-Bus activation when
-    /// Lector is installed, else by starting `lector-daemon daemon` detached (its log then goes to
-    /// `$XDG_STATE_HOME/lector/daemon.log`), then waiting up to 10 s for the name.
+    /// Connects to the session bus and makes sure a daemon owns `org.lector.Lector`, starting one when
+    /// `startingDaemon` (see `startDaemon()`); else throws `.notRunning`.
     static func connect(startingDaemon: Bool) throws(ConnectError) -> Client {
-        let connection: DBusConnection
-        do { connection = try DBusConnection.session() } catch { throw .noBus(error.message) }
-        let client = Client(connection: connection)
-        if connection.nameHasOwner(Names.bus) { return client }
+        let client = try connect()
+        if client.connection.nameHasOwner(Names.bus) { return client }
         guard startingDaemon else { throw .notRunning }
+        try client.startDaemon()
+        return client
+    }
+
+    /// Connects to the session bus only: whether a daemon runs is left to the first call (see `speak`).
+    static func connect() throws(ConnectError) -> Client {
+        do { return Client(connection: try DBusConnection.session()) } catch { throw .noBus(error.message) }
+    }
+
+    /// Starts a daemon that will own `org.lector.Lector`: by D-Bus activation when Lector is installed, else
+    /// by starting `lector-daemon daemon` detached (its log then goes to `$XDG_STATE_HOME/lector/daemon.log`),
+    /// then waits up to 10 s for the name.
+    private func startDaemon() throws(ConnectError) {
         let activated = (try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                               interface: "org.freedesktop.DBus", method: "StartServiceByName",
                                               arguments: [.string(Names.bus), .uint32(0)], timeoutMilliseconds: 10_000)) != nil
-        if !activated { try spawnDaemon() }
+        if !activated { try Self.spawnDaemon() }
         let deadline = MainContext.monotonicMicroseconds + 10_000_000
         while !connection.nameHasOwner(Names.bus) {
             if MainContext.monotonicMicroseconds > deadline {
-                throw .cannotStart("it did not appear on the session bus within 10 s; see \(logPath())")
+                throw .cannotStart("it did not appear on the session bus within 10 s; see \(Self.logPath())")
             }
             usleep(5_000)
         }
-        return client
     }
 
     /// Where a daemon started by the command line logs.
@@ -77,9 +86,18 @@ final class Client {
         guard rc == 0 else { throw .cannotStart(String(cString: strerror(rc))) }
     }
 
-    private func lector(_ method: String, _ arguments: [Variant] = [], fileDescriptors: [Int32] = []) throws(DBusError) -> [Variant] {
+    private func lector(_ method: String, _ arguments: [Variant] = [], fileDescriptors: [Int32] = [],
+                        autoStart: Bool = false) throws(DBusError) -> [Variant] {
         try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface, method: method,
-                            arguments: arguments, fileDescriptors: fileDescriptors, autoStart: false)
+                            arguments: arguments, fileDescriptors: fileDescriptors, autoStart: autoStart)
+    }
+
+    /// Whether a call failed because no daemon owns `org.lector.Lector` and the bus could not start one
+    /// (D-Bus Specification, "Message Bus Starting Services": ServiceUnknown without a `.service` file,
+    /// `Spawn.*` when activation failed; NameHasNoOwner without auto-start).
+    private static func noDaemon(_ error: DBusError) -> Bool {
+        error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+            || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
     }
 
     /// Calls a method of Lector's interface (Pause, Resume, Stop, Toggle, SetRate, SetPitch, SleepAfter, …). Returns the exit status.
@@ -132,21 +150,28 @@ final class Client {
                 }
                 if id == waitingFor { loop.quit() }
             }
-            watch = connection.watchName(Names.bus, appeared: { _ in }, vanished: {
-                vanished = true
-                loop.quit()
-            })
         }
         defer { subscription?.cancel(); watch?.cancel() }
 
+        // No NameHasOwner first (one round trip less before the first sound): the call itself finds out
+        // whether a daemon runs, and is made again once one is started.
+        let ask: () throws(DBusError) -> [Variant] = { () throws(DBusError) -> [Variant] in
+            switch content {
+            case .text(let text):
+                return try self.lector("Speak", [.string(text), .vardict(dict)], autoStart: true)
+            case .file(let file):
+                return try self.lector("SpeakFile", [.handle(0), .vardict(dict)], fileDescriptors: [file.descriptor], autoStart: true)
+            }
+        }
         let id: UInt64
         do {
             let reply: [Variant]
-            switch content {
-            case .text(let text):
-                reply = try lector("Speak", [.string(text), .vardict(dict)])
-            case .file(let file):
-                reply = try lector("SpeakFile", [.handle(0), .vardict(dict)], fileDescriptors: [file.descriptor])
+            do { reply = try ask() } catch where Self.noDaemon(error) {
+                do { try startDaemon() } catch let failure {
+                    printError(failure.description)
+                    return 1
+                }
+                reply = try ask()
             }
             guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return 1 }
             id = value
@@ -155,6 +180,11 @@ final class Client {
             return 1
         }
         guard wait else { return 0 }
+        // Watched only now that a daemon owns the name: a watch set before would report it vanished.
+        watch = connection.watchName(Names.bus, appeared: { _ in }, vanished: {
+            vanished = true
+            loop.quit()
+        })
         waitingFor = id
         while ended[id] == nil && !vanished {
             // Events that came while Speak was being answered are dispatched here first.

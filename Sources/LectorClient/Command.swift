@@ -128,7 +128,7 @@ public enum Command {
         }
 
         let client: Client
-        do { client = try Client.connect(startingDaemon: true) } catch {
+        do { client = try Client.connect() } catch {
             printError(error.description)
             return 1
         }

@@ -243,5 +243,69 @@ extension Integration {
             let log = session.directory.appendingPathComponent("state/lector/daemon.log")
             #expect(FileManager.default.fileExists(atPath: log.path), "no daemon log at \(log.path)")
         }
+
+        @Test("installed (a D-Bus .service file names the daemon): read --wait has the bus start it; when that start fails, lector starts lector-daemon itself")
+        func activation() async throws {
+            let session = try PrivateSession.require()
+            let fm = FileManager.default
+            let dir = session.directory.appendingPathComponent("activation")
+            let services = dir.appendingPathComponent("services")
+            try fm.createDirectory(at: services, withIntermediateDirectories: true)
+            try fm.createDirectory(at: dir.appendingPathComponent("state"), withIntermediateDirectories: true)
+            let marker = dir.appendingPathComponent("activated")
+            let wrapper = dir.appendingPathComponent("start-daemon")
+            try "#!/bin/sh\necho activated > '\(marker.path)'\nexec '\(Paths.lectorBinary)' daemon\n"
+                .write(to: wrapper, atomically: true, encoding: .utf8)
+            _ = chmod(wrapper.path, 0o755)
+            let config = dir.appendingPathComponent("bus.conf")
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>session</type>
+                  <listen>unix:path=\(dir.path)/bus</listen>
+                  <servicedir>\(services.path)</servicedir>
+                  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                </busconfig>
+                """.write(to: config, atomically: true, encoding: .utf8)
+            // A bus of its own (what it activates inherits its environment), with its own saved state.
+            let environment = session.environment.merging(["XDG_STATE_HOME": dir.appendingPathComponent("state").path]) { $1 }
+            let bus = try BackgroundProcess(
+                "dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"],
+                environment: environment, stdoutURL: dir.appendingPathComponent("address"),
+                stderrURL: dir.appendingPathComponent("dbus.log"))
+            var address = ""
+            for _ in 0..<1000 where address.isEmpty && bus.isRunning {
+                try await Task.sleep(for: .milliseconds(10))
+                address = bus.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            try #require(!address.isEmpty, "dbus-daemon did not come up: \(bus.stderr)")
+            let onBus = ["DBUS_SESSION_BUS_ADDRESS": address, "XDG_STATE_HOME": environment["XDG_STATE_HOME"]!]
+
+            // Ends the daemon owning Lector's name on that bus, and waits until it is gone.
+            func endDaemon() async throws {
+                let answer = try await session.run(
+                    "gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                              "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", Lector.busName],
+                    timeout: 5, environment: onBus)
+                let pid = try #require(answer.stdout.split(separator: " ").last.flatMap({ Int32($0.filter(\.isNumber)) }), "\(answer)")
+                kill(pid, SIGTERM)
+                let deadline = ContinuousClock.now + .seconds(5)
+                while processExists(pid) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(!processExists(pid), "the daemon did not end on SIGTERM")
+            }
+
+            for (exec, activates) in [(wrapper.path, true), ("/nonexistent/lector-daemon daemon", false)] {
+                try "[D-BUS Service]\nName=\(Lector.busName)\nExec=\(exec)\n"
+                    .write(to: services.appendingPathComponent("\(Lector.busName).service"), atomically: true, encoding: .utf8)
+                try? fm.removeItem(at: marker)
+                let read = try await session.lector(["read", "--wait", "--lang", "en", "Started on demand."], timeout: 60,
+                                                    environment: onBus)
+                #expect(read.status == 0 && read.stderr.isEmpty, "Exec=\(exec): \(read)")
+                #expect(fm.fileExists(atPath: marker.path) == activates, "Exec=\(exec): started by the bus: \(!activates)")
+                try await endDaemon()
+            }
+            await bus.stop(grace: 3)
+        }
     }
 }
