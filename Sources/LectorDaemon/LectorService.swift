@@ -133,7 +133,6 @@ final class LectorService: DBusObject {
     /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
     func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
         let atOnce = !options.queue || engine.manager.state == .stopped
-        if atOnce { engine.openStreamEarly() }
         var text = text
         var rest = rest
         if let file = rest, options.ssml || !atOnce

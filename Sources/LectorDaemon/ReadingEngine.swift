@@ -44,9 +44,6 @@ final class ReadingEngine {
     private var serverLost = false
     /// Closes the stream after a long pause.
     private var release: Source?
-    /// A stream asked for when a request to read arrived while nothing played (`openStreamEarly`), for the
-    /// run that request starts; closed when no run takes it in time.
-    private var early: (stream: PlaybackStream, expiry: Source)?
 
     init(server: SoundServer, synthesis: SynthesisClient) {
         self.server = server
@@ -71,35 +68,6 @@ final class ReadingEngine {
 
     /// Starts the synthesis worker if it does not run yet (see `SynthesisClient.startEarly`).
     func startSynthesis() { synthesis.startEarly() }
-
-    /// How long a stream opened by `openStreamEarly` waits for a run to take it, ms.
-    static let earlyStreamMilliseconds: UInt32 = 500
-
-    /// Asks the sound server for a stream now, when nothing plays and the server is ready: creating the sink
-    /// input takes PulseAudio 1–4 ms, median ~1.9 ms (daemon timestamps from `pa_stream_connect_playback` to
-    /// `PA_STREAM_READY`), which then overlaps the text's preparation instead of following it. The next run
-    /// takes the stream (`start`); unused, it is closed after `earlyStreamMilliseconds`. Call when a request
-    /// to read arrives.
-    func openStreamEarly() {
-        guard run == nil, early == nil, server.state == .ready else { return }
-        let stream = PlaybackStream(server: server, name: "Lector", sampleRate: Self.sampleRate,
-                                    properties: ["media.role": "a11y"], corked: false)
-        let expiry = MainContext.timeout(milliseconds: Self.earlyStreamMilliseconds) { [unowned self] in
-            self.takeEarlyStream()?.close()
-            return false
-        }
-        stream.onFailed = { [unowned self] _ in self.takeEarlyStream()?.close() }
-        early = (stream, expiry)
-    }
-
-    /// The stream `openStreamEarly` opened, if any, now no longer waiting.
-    private func takeEarlyStream() -> PlaybackStream? {
-        guard let early else { return nil }
-        self.early = nil
-        early.expiry.cancel()
-        early.stream.onFailed = nil
-        return early.stream
-    }
 
     /// Replaces the start of utterance `id`'s text with the whole text (`SpeechManager.complete`).
     func complete(utterance id: UInt64, text: String, pendingText: Int) {
@@ -276,17 +244,11 @@ final class ReadingEngine {
             wordStarts = [:]
         }
         if case .failed = server.state { server.connect() }
-        let properties = ["media.name": u.title, "media.language": u.voice(ofSentence: sentence).language]
-        let early = takeEarlyStream()
-        let stream: PlaybackStream
-        if let early, !corked {
-            stream = early
-            stream.updateProperties(properties)
-        } else {
-            early?.close()
-            stream = PlaybackStream(server: server, name: u.title, sampleRate: Self.sampleRate,
-                                    properties: properties.merging(["media.role": "a11y"]) { $1 }, corked: corked)
-        }
+        let stream = PlaybackStream(server: server, name: u.title, sampleRate: Self.sampleRate, properties: [
+            "media.role": "a11y",
+            "media.name": u.title,
+            "media.language": u.voice(ofSentence: sentence).language,
+        ], corked: corked)
         stream.setVolume(volume * fade)
         let run = Run(utterance: u, firstSentence: sentence, stream: stream)
         run.streamLanguage = u.voice(ofSentence: sentence).language
