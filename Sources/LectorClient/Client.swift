@@ -153,25 +153,21 @@ final class Client {
         }
         defer { subscription?.cancel(); watch?.cancel() }
 
-        // No NameHasOwner first (one round trip less before the first sound): the call itself finds out
-        // whether a daemon runs, and is made again once one is started.
-        let ask: () throws(DBusError) -> [Variant] = { () throws(DBusError) -> [Variant] in
-            switch content {
-            case .text(let text):
-                return try self.lector("Speak", [.string(text), .vardict(dict)], autoStart: true)
-            case .file(let file):
-                return try self.lector("SpeakFile", [.handle(0), .vardict(dict)], fileDescriptors: [file.descriptor], autoStart: true)
-            }
+        let (method, arguments, descriptors): (String, [Variant], [Int32]) = switch content {
+        case .text(let text): ("Speak", [.string(text), .vardict(dict)], [])
+        case .file(let file): ("SpeakFile", [.handle(0), .vardict(dict)], [file.descriptor])
         }
         let id: UInt64
         do {
+            // No NameHasOwner first (one round trip less before the first sound): the call itself finds out
+            // whether a daemon runs, and is made again once one is started.
             let reply: [Variant]
-            do { reply = try ask() } catch where Self.noDaemon(error) {
+            do { reply = try lector(method, arguments, fileDescriptors: descriptors, autoStart: true) } catch where Self.noDaemon(error) {
                 do { try startDaemon() } catch let failure {
                     printError(failure.description)
                     return 1
                 }
-                reply = try ask()
+                reply = try lector(method, arguments, fileDescriptors: descriptors, autoStart: true)
             }
             guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return 1 }
             id = value
