@@ -125,26 +125,24 @@ public enum TextCleaner {
     public static func title(of text: String, limit: Int = 80) -> String {
         var words: [Substring] = []
         var length = 0
-        // The first line that is not blank, and its words, found without splitting the whole text (which a
-        // 1 MB text would make cost ~0.15 s).
-        var firstLine: Substring = ""
-        var rest = text[...]
-        while !rest.isEmpty {
-            let end = rest.firstIndex(of: "\n") ?? rest.endIndex
-            let line = rest[..<end]
-            if !line.allSatisfy(\.isWhitespace) {
-                firstLine = line
-                break
-            }
-            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
-        }
-        var cursor = firstLine.startIndex
+        // The first line that is not blank: from the first character that is not white space to the next line
+        // break. Read only as far as the title needs: the end of a line of 1 MB is never looked for.
+        guard let start = text.firstIndex(where: { !$0.isWhitespace }) else { return "" }
+        let line = text[start...]
+        var cursor = line.startIndex
         func nextWord() -> Substring? {
-            while cursor < firstLine.endIndex && firstLine[cursor].isWhitespace { cursor = firstLine.index(after: cursor) }
-            guard cursor < firstLine.endIndex else { return nil }
+            while cursor < line.endIndex && line[cursor].isWhitespace {
+                if line[cursor].isNewline { return nil }
+                cursor = line.index(after: cursor)
+            }
+            guard cursor < line.endIndex else { return nil }
             let start = cursor
-            while cursor < firstLine.endIndex && !firstLine[cursor].isWhitespace { cursor = firstLine.index(after: cursor) }
-            return firstLine[start..<cursor]
+            var count = 0  // a word longer than the limit is cut: no need to read it to its end
+            while cursor < line.endIndex && !line[cursor].isWhitespace && count <= limit {
+                cursor = line.index(after: cursor)
+                count += 1
+            }
+            return line[start..<cursor]
         }
         while let w = nextWord() {
             if length + w.count + (words.isEmpty ? 0 : 1) > limit {
@@ -153,7 +151,8 @@ public enum TextCleaner {
                 while length + 1 > limit, let last = words.popLast() {
                     length -= last.count + (words.isEmpty ? 0 : 1)
                 }
-                if words.isEmpty { return String(firstLine.drop(while: \.isWhitespace).prefix(limit - 1)) + "…" }
+                // The first word alone was `limit` long: the line's first `limit - 1` characters are within it.
+                if words.isEmpty { return String(line.prefix(limit - 1)) + "…" }
                 return words.joined(separator: " ") + "…"
             }
             length += w.count + (words.isEmpty ? 0 : 1)

@@ -224,6 +224,10 @@ struct TitleTests {
 
     @Test func firstNonBlankLineWithWhiteSpaceFolded() {
         #expect(TextCleaner.title(of: "\n   \n  First   line\there \nSecond line") == "First line here")
+        // Any line break ends the line: CR LF (one Character), CR, U+2028.
+        #expect(TextCleaner.title(of: "\r\n First line\r\nSecond line") == "First line")
+        #expect(TextCleaner.title(of: "First line\rSecond line") == "First line")
+        #expect(TextCleaner.title(of: "First line\u{2028}Second line") == "First line")
     }
 
     @Test func cutAtAWordWithAnEllipsis() {
