@@ -481,9 +481,10 @@ class Bench:
             ("spd-say, server not running", self.fs_spd_say_cold),
             ("speech-dispatcher SSIP", self.fs_ssip),
         ]
-        names = os.environ.get("LECTOR_BENCH_TOOLS")  # "NAME,NAME": only these tools (working on the bench)
+        # "NAME;NAME" (";": a name may hold a comma): only these tools, for working on the bench itself.
+        names = os.environ.get("LECTOR_BENCH_TOOLS")
         if names:
-            tools = [t for t in tools if t[0] in names.split(",")]
+            tools = [t for t in tools if t[0] in names.split(";")]
         big_reads = 0
         for run in range(self.first_sound_runs):
             # Each run measures every tool and text in its own order (seeded: the same order every time the
@@ -1208,6 +1209,26 @@ def stats(values):
     return min(vals), statistics.median(vals), max(vals), len(vals), len(values) - len(vals)
 
 
+def ratio_interval(a, c, resamples=2000, seed=1):
+    """The 95 % bootstrap interval of median(a) / median(c) (each sample resampled with replacement,
+    `resamples` times, seeded): how far the ratio of two medians of this run could move by chance alone.
+    None with fewer than 5 results in either sample."""
+    a = [v for v in a or [] if v is not None]
+    c = [v for v in c or [] if v is not None]
+    if len(a) < 5 or len(c) < 5:
+        return None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(resamples):
+        m = statistics.median(rng.choices(c, k=len(c)))
+        if m > 0:
+            ratios.append(statistics.median(rng.choices(a, k=len(a))) / m)
+    if len(ratios) < resamples // 2:
+        return None
+    ratios.sort()
+    return ratios[int(0.025 * len(ratios))], ratios[int(0.975 * len(ratios)) - 1]
+
+
 def fmt(x, digits=1):
     return "n/a" if x is None else ("%.*f" % (digits, x))
 
@@ -1283,6 +1304,20 @@ def report(b):
     def le(a, c, k=1.0):
         return None if a is None or c is None else a <= k * c
 
+    def iv(a, c):
+        """The 95 % interval of the ratio of the first-sound medians of tools `a` and `c` ("kind: tool")."""
+        return ratio_interval(b.results.get("first sound, " + a), b.results.get("first sound, " + c))
+
+    intervals = {
+        "First sound, one sentence: `lector read` / floor": iv("sentence: lector read", "sentence: floor (pacat 5 ms)"),
+        "First sound, one sentence: `lector read` / `espeak-ng` CLI": iv("sentence: lector read", "sentence: espeak-ng CLI"),
+        "First sound, one sentence: D-Bus Speak / floor": iv("sentence: Lector D-Bus Speak", "sentence: floor (pacat 5 ms)"),
+        "speak": iv("1 MB: Lector D-Bus Speak", "sentence: Lector D-Bus Speak"),
+        "speakfile": iv("1 MB: Lector D-Bus SpeakFile", "sentence: Lector D-Bus SpeakFile"),
+        "read": iv("1 MB: lector read", "sentence: lector read"),
+        "detected": iv("1 MB: lector read, language detected", "sentence: lector read, language detected"),
+    }
+
     rows = [
         ("First sound, one sentence: `lector read` / floor", ratio(l_read, floor), "≤ 2", verdict(le(l_read, floor, 2))),
         ("First sound, one sentence: `lector read` / `espeak-ng` CLI", ratio(l_read, espeak), "< 1",
@@ -1293,13 +1328,14 @@ def report(b):
         ("First sound, one sentence: D-Bus Speak / floor", ratio(l_dbus, floor), "≤ 1.5", verdict(le(l_dbus, floor, 1.5))),
         ("First sound, 1 MB / one sentence (D-Bus Speak; carrying 1 MB over the bus alone takes %s ms, %s × the "
          "one-sentence figure)" % (fmt(bare), fmt(ratio(bare, l_dbus), 2)),
-         ratio(l_big, l_dbus), "≤ 1.1", verdict(le(l_big, l_dbus, 1.1))),
+         ratio(l_big, l_dbus), "≤ 1.1", verdict(le(l_big, l_dbus, 1.1)), intervals["speak"]),
         ("First sound, 1 MB / one sentence (D-Bus SpeakFile: the daemon reads the file)", ratio(l_big_file, l_file),
-         "≤ 1.1 (same target)", verdict(le(l_big_file, l_file, 1.1))),
+         "≤ 1.1 (same target)", verdict(le(l_big_file, l_file, 1.1)), intervals["speakfile"]),
         ("First sound, 1 MB / one sentence (`lector read`)", ratio(l_big_read, l_read), "≤ 1.1 (same target)",
-         verdict(le(l_big_read, l_read, 1.1))),
+         verdict(le(l_big_read, l_read, 1.1)), intervals["read"]),
         ("First sound, 1 MB / one sentence (`lector read` with no `--lang`: the daemon detects the language)",
-         ratio(l_big_detected, l_detected), "≤ 1.1 (same target)", verdict(le(l_big_detected, l_detected, 1.1))),
+         ratio(l_big_detected, l_detected), "≤ 1.1 (same target)", verdict(le(l_big_detected, l_detected, 1.1)),
+         intervals["detected"]),
         ("Pause to silence over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(p_sd), p_dbus, "≤ 10 ms",
          verdict(le(p_dbus, 10))),
         ("Resume to sound over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(r_sd), r_dbus, "≤ 10 ms",
@@ -1334,10 +1370,16 @@ def report(b):
     if o.note:
         L.append("**Conditions:** %s\n" % o.note)
     L.append("## Targets (ratios of medians from this run)\n")
+    L.append("[low, high] after a first-sound ratio: its 95 % bootstrap interval (each of the two samples resampled "
+             "2,000 times), how far the ratio of this run's medians could move by chance alone. The verdict is the "
+             "median ratio's.\n")
     L.append("| Target | Measured | Goal | Verdict |")
     L.append("|---|---|---|---|")
-    for name, value, goal, v in rows:
-        L.append("| %s | %s | %s | %s |" % (name, fmt(value, 2), goal, v))
+    for row in rows:
+        name, value, goal, v = row[:4]
+        interval = row[4] if len(row) > 4 else intervals.get(name)
+        shown = fmt(value, 2) + ("" if interval is None else " [%.2f, %.2f]" % interval)
+        L.append("| %s | %s | %s | %s |" % (name, shown, goal, v))
     L.append("")
     L.append("## Latencies (ms)\n")
     L.append("| Measurement | min | median | max | runs | no result |")
