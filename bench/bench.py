@@ -1308,34 +1308,27 @@ def report(b):
         """The 95 % interval of the ratio of the first-sound medians of tools `a` and `c` ("kind: tool")."""
         return ratio_interval(b.results.get("first sound, " + a), b.results.get("first sound, " + c))
 
-    intervals = {
-        "First sound, one sentence: `lector read` / floor": iv("sentence: lector read", "sentence: floor (pacat 5 ms)"),
-        "First sound, one sentence: `lector read` / `espeak-ng` CLI": iv("sentence: lector read", "sentence: espeak-ng CLI"),
-        "First sound, one sentence: D-Bus Speak / floor": iv("sentence: Lector D-Bus Speak", "sentence: floor (pacat 5 ms)"),
-        "speak": iv("1 MB: Lector D-Bus Speak", "sentence: Lector D-Bus Speak"),
-        "speakfile": iv("1 MB: Lector D-Bus SpeakFile", "sentence: Lector D-Bus SpeakFile"),
-        "read": iv("1 MB: lector read", "sentence: lector read"),
-        "detected": iv("1 MB: lector read, language detected", "sentence: lector read, language detected"),
-    }
-
     rows = [
-        ("First sound, one sentence: `lector read` / floor", ratio(l_read, floor), "≤ 2", verdict(le(l_read, floor, 2))),
+        ("First sound, one sentence: `lector read` / floor", ratio(l_read, floor), "≤ 2", verdict(le(l_read, floor, 2)),
+         iv("sentence: lector read", "sentence: floor (pacat 5 ms)")),
         ("First sound, one sentence: `lector read` / `espeak-ng` CLI", ratio(l_read, espeak), "< 1",
-         verdict(None if l_read is None or espeak is None else l_read < espeak)),
+         verdict(None if l_read is None or espeak is None else l_read < espeak),
+         iv("sentence: lector read", "sentence: espeak-ng CLI")),
         ("First sound, one sentence: `lector read` / `spd-say` (speech-dispatcher not running, as after its 5 s idle timeout)",
          ratio(l_read, spd_cold), "≤ 0.1", verdict(le(l_read, spd_cold, 0.1))),
         ("First sound, one sentence: `lector read` / `spd-say` (speech-dispatcher running)", ratio(l_read, spd), "≤ 0.1 (same target)", verdict(le(l_read, spd, 0.1))),
-        ("First sound, one sentence: D-Bus Speak / floor", ratio(l_dbus, floor), "≤ 1.5", verdict(le(l_dbus, floor, 1.5))),
+        ("First sound, one sentence: D-Bus Speak / floor", ratio(l_dbus, floor), "≤ 1.5", verdict(le(l_dbus, floor, 1.5)),
+         iv("sentence: Lector D-Bus Speak", "sentence: floor (pacat 5 ms)")),
         ("First sound, 1 MB / one sentence (D-Bus Speak; carrying 1 MB over the bus alone takes %s ms, %s × the "
          "one-sentence figure)" % (fmt(bare), fmt(ratio(bare, l_dbus), 2)),
-         ratio(l_big, l_dbus), "≤ 1.1", verdict(le(l_big, l_dbus, 1.1)), intervals["speak"]),
+         ratio(l_big, l_dbus), "≤ 1.1", verdict(le(l_big, l_dbus, 1.1)), iv("1 MB: Lector D-Bus Speak", "sentence: Lector D-Bus Speak")),
         ("First sound, 1 MB / one sentence (D-Bus SpeakFile: the daemon reads the file)", ratio(l_big_file, l_file),
-         "≤ 1.1 (same target)", verdict(le(l_big_file, l_file, 1.1)), intervals["speakfile"]),
+         "≤ 1.1 (same target)", verdict(le(l_big_file, l_file, 1.1)), iv("1 MB: Lector D-Bus SpeakFile", "sentence: Lector D-Bus SpeakFile")),
         ("First sound, 1 MB / one sentence (`lector read`)", ratio(l_big_read, l_read), "≤ 1.1 (same target)",
-         verdict(le(l_big_read, l_read, 1.1)), intervals["read"]),
+         verdict(le(l_big_read, l_read, 1.1)), iv("1 MB: lector read", "sentence: lector read")),
         ("First sound, 1 MB / one sentence (`lector read` with no `--lang`: the daemon detects the language)",
          ratio(l_big_detected, l_detected), "≤ 1.1 (same target)", verdict(le(l_big_detected, l_detected, 1.1)),
-         intervals["detected"]),
+         iv("1 MB: lector read, language detected", "sentence: lector read, language detected")),
         ("Pause to silence over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(p_sd), p_dbus, "≤ 10 ms",
          verdict(le(p_dbus, 10))),
         ("Resume to sound over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(r_sd), r_dbus, "≤ 10 ms",
@@ -1377,7 +1370,7 @@ def report(b):
     L.append("|---|---|---|---|")
     for row in rows:
         name, value, goal, v = row[:4]
-        interval = row[4] if len(row) > 4 else intervals.get(name)
+        interval = row[4] if len(row) > 4 else None
         shown = fmt(value, 2) + ("" if interval is None else " [%.2f, %.2f]" % interval)
         L.append("| %s | %s | %s | %s |" % (name, shown, goal, v))
     L.append("")
