@@ -49,62 +49,152 @@ public enum Worker {
             let session = Unmanaged<WorkerSession>.fromOpaque(context).takeUnretainedValue()
             return session.deliver(wav: wav, count: Int(count), events: events)
         }
-        let session = WorkerSession(output: output, espeak: espeak)
+        let session = WorkerSession(input: input, output: output, espeak: espeak,
+                                    fault: WorkerFault(environment: getenv(WorkerFault.environmentVariable)))
         guard session.send(.ready(sampleRate: Int(rate))) else { return exitIOError }
+        return session.serve()
+    }
+}
 
-        var decoder = WorkerRequestDecoder()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            guard let n = FileDescriptorIO.read(input, into: &buffer) else {
-                FileDescriptorIO.diagnose("reading requests failed (errno \(errno))")
-                return exitIOError
-            }
-            if n == 0 {
-                if decoder.bufferedByteCount > 0 {
-                    FileDescriptorIO.diagnose("input ended inside a frame (\(decoder.bufferedByteCount) bytes left)")
-                    return exitProtocolError
-                }
-                return exitSuccess
-            }
-            decoder.append(buffer[0..<n])
-            do {
-                while let request = try decoder.next() {
-                    guard session.handle(request) else { return exitIOError }
-                }
-            } catch {
-                FileDescriptorIO.diagnose(error.description)
-                return exitProtocolError
-            }
+/// A fault to inject into the worker, for tests of how the daemon survives its engine: the environment
+/// variable ``environmentVariable`` set to `abort:TEXT` makes the worker abort (SIGABRT, as eSpeak NG's
+/// own crashes do) on any request whose text contains TEXT; `hang:TEXT` makes it stop answering there for
+/// good (an engine stuck in a loop), until it is killed. Unset or malformed: no fault.
+struct WorkerFault {
+    /// `LECTOR_TEST_WORKER_FAULT`: for tests only; nothing in Lector sets it.
+    static let environmentVariable = "LECTOR_TEST_WORKER_FAULT"
+
+    enum Kind { case abort, hang }
+    let kind: Kind
+    let trigger: String
+
+    init?(environment value: UnsafeMutablePointer<CChar>?) {
+        guard let value else { return nil }
+        let spec = String(cString: value)
+        guard let colon = spec.firstIndex(of: ":") else { return nil }
+        let trigger = String(spec[spec.index(after: colon)...])
+        guard !trigger.isEmpty else { return nil }
+        switch spec[..<colon] {
+        case "abort": kind = .abort
+        case "hang": kind = .hang
+        default: return nil
+        }
+        self.trigger = trigger
+    }
+
+    /// Carries out the fault when `text` contains the trigger; returns otherwise.
+    func strike(on text: String) {
+        guard text.contains(trigger) else { return }
+        switch kind {
+        case .abort: abort()
+        case .hang: while true { pause() }
         }
     }
 }
 
-/// The state of one worker process: the request being synthesized and the pending output.
+/// The state of one worker process: requests received and not yet carried out, the request being
+/// synthesized, and the pending output.
 ///
 /// eSpeak NG calls ``deliver(wav:count:events:)`` synchronously from inside `espeak_Synth`, on the calling
-/// thread, with this object as `user_data`.
+/// thread, with this object as `user_data`; between chunks the session reads whatever requests have arrived,
+/// so that a ``WorkerRequest/cancel(tag:)`` cuts the request being synthesized.
 final class WorkerSession {
+    private let input: Int32
     private let output: Int32
     private let espeak: lector_espeak_functions
+    private let fault: WorkerFault?
+    private var decoder = WorkerRequestDecoder()
+    /// Requests decoded and not yet carried out, in order.
+    private var queue: [WorkerRequest] = []
+    private var queueHead = 0
+    /// Tags of queued requests that were cancelled before their turn.
+    private var cancelled: Set<UInt32> = []
+    /// The input reached end of file, or failed (then `inputError` is the exit code).
+    private var inputEnded = false
+    private var inputError: Int32?
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The request being synthesized (0: none), and whether it was cancelled.
     private var tag: UInt32 = 0
+    private var cancelCurrent = false
     private var scalarCount = 0
     /// For an SSML request: the text-content offset of each scalar of the markup (see `SSMLText`).
     private var contentOffsets: [Int]?
     private var samplesSent = 0
     private var pending: [UInt8] = []
     private var outputFailed = false
+    /// The voice, rate and pitch last configured, applied again before every request (see `applySettings`).
+    private var settings: (rate: Int32, pitch: Int32) = (175, 50)
     /// Set by a failed `configure`: every `synthesize` fails with it until a `configure` succeeds.
     private var voiceError: String?
 
-    init(output: Int32, espeak: lector_espeak_functions) {
-        self.espeak = espeak
+    init(input: Int32, output: Int32, espeak: lector_espeak_functions, fault: WorkerFault?) {
+        self.input = input
         self.output = output
+        self.espeak = espeak
+        self.fault = fault
     }
 
     /// Sends one frame at once. Returns false if the output failed.
     func send(_ frame: WorkerFrame) -> Bool {
         WorkerCodec.append(frame, to: &pending)
         return flush()
+    }
+
+    /// Carries out requests until the input ends. Returns the process exit code (see ``Worker/run``).
+    func serve() -> Int32 {
+        while true {
+            if queueHead < queue.count {
+                let request = queue[queueHead]
+                queueHead += 1
+                if queueHead == queue.count { queue.removeAll(keepingCapacity: true); queueHead = 0 }
+                guard handle(request) else { return Worker.exitIOError }
+                continue
+            }
+            if let inputError { return inputError }
+            if inputEnded {
+                if decoder.bufferedByteCount > 0 {
+                    FileDescriptorIO.diagnose("input ended inside a frame (\(decoder.bufferedByteCount) bytes left)")
+                    return Worker.exitProtocolError
+                }
+                return Worker.exitSuccess
+            }
+            readInput()
+        }
+    }
+
+    /// Reads once from the input (blocking until something arrives) and queues the requests decoded.
+    private func readInput() {
+        guard let n = FileDescriptorIO.read(input, into: &readBuffer) else {
+            FileDescriptorIO.diagnose("reading requests failed (errno \(errno))")
+            inputError = Worker.exitIOError
+            return
+        }
+        if n == 0 { inputEnded = true; return }
+        decoder.append(readBuffer[0..<n])
+        do {
+            while let request = try decoder.next() { receive(request) }
+        } catch {
+            FileDescriptorIO.diagnose(error.description)
+            inputError = Worker.exitProtocolError
+        }
+    }
+
+    /// Queues one request; a cancel acts at once on the request it names.
+    private func receive(_ request: WorkerRequest) {
+        guard case .cancel(let target) = request else { queue.append(request); return }
+        if target == tag && tag != 0 {
+            cancelCurrent = true
+        } else if queue[queueHead...].contains(where: { $0.tag == target }) {
+            cancelled.insert(target)
+        }
+    }
+
+    /// Reads the requests that have arrived while synthesizing, without blocking.
+    private func pollInput() {
+        guard !inputEnded, inputError == nil else { return }
+        var p = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 0) > 0 else { return }
+        readInput()
     }
 
     /// Carries out one request. Returns false if the output failed (the worker must exit).
@@ -117,6 +207,8 @@ final class WorkerSession {
             return synthesize(tag: tag, text: text, ssml: false)
         case let .synthesizeSSML(tag, markup):
             return synthesize(tag: tag, text: markup, ssml: true)
+        case .cancel:
+            return true // acted on when received
         }
     }
 
@@ -131,9 +223,22 @@ final class WorkerSession {
                 voiceError = "unknown voice '\(voice)' (eSpeak NG: \(Self.name(result)))"
             }
         }
-        // Set after the voice: selecting a voice may reset the prosody.
-        _ = espeak.SetParameter(espeakRATE, Int32(min(max(rate, 80), 450)), 0)
-        _ = espeak.SetParameter(espeakPITCH, Int32(min(max(pitch, 0), 99)), 0)
+        settings = (Int32(min(max(rate, 80), 450)), Int32(min(max(pitch, 0), 99)))
+        applySettings()
+    }
+
+    /// Sets every parameter eSpeak NG keeps between calls to Lector's values: the configured rate and pitch,
+    /// and the defaults of the others (speak_lib.h `espeak_PARAMETER`). Called after selecting a voice (which
+    /// may reset the prosody) and before every request, so that nothing one text does to the engine (an
+    /// embedded command, `espeak_SetParameter` semantics, speak_lib.h: "ctrl-A" commands) outlives it.
+    private func applySettings() {
+        _ = espeak.SetParameter(espeakRATE, settings.rate, 0)
+        _ = espeak.SetParameter(espeakPITCH, settings.pitch, 0)
+        _ = espeak.SetParameter(espeakVOLUME, 100, 0)
+        _ = espeak.SetParameter(espeakRANGE, 50, 0)
+        _ = espeak.SetParameter(espeakWORDGAP, 0, 0)
+        _ = espeak.SetParameter(espeakPUNCTUATION, Int32(espeakPUNCT_NONE.rawValue), 0)
+        _ = espeak.SetParameter(espeakCAPITALS, 0, 0)
     }
 
     /// Why eSpeak NG must not see this voice name, or nil if it may.
@@ -166,17 +271,25 @@ final class WorkerSession {
     }
 
     private func synthesize(tag: UInt32, text: String, ssml: Bool) -> Bool {
+        if cancelled.remove(tag) != nil {
+            return send(.end(tag: tag, samples: 0))
+        }
         if let voiceError {
             return send(.failed(tag: tag, message: voiceError))
         }
+        fault?.strike(on: text)
+        applySettings()
         self.tag = tag
+        cancelCurrent = false
+        defer { self.tag = 0 }
         scalarCount = text.unicodeScalars.count
         contentOffsets = ssml ? SSMLText.content(of: text).offsets : nil
         samplesSent = 0
-        // NUL-terminated UTF-8; an embedded NUL would end the text early, so it is read as a space.
+        // NUL-terminated UTF-8. A control character other than tab and line breaks is read as a space: an
+        // embedded NUL would end the text early, and U+0001 starts an eSpeak NG embedded command.
         var bytes = [UInt8]()
         bytes.reserveCapacity(text.utf8.count + 1)
-        for b in text.utf8 { bytes.append(b == 0 ? 0x20 : b) }
+        for b in text.utf8 { bytes.append(b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D ? 0x20 : b) }
         bytes.append(0)
         let context = Unmanaged.passUnretained(self).toOpaque()
         let flags = UInt32(espeakCHARS_UTF8 | espeakENDPAUSE | (ssml ? espeakSSML : 0))
@@ -184,6 +297,7 @@ final class WorkerSession {
             espeak.Synth(text.baseAddress, text.count, 0, POS_CHARACTER, 0, flags, nil, context)
         }
         if outputFailed { return false }
+        if cancelCurrent { return send(.end(tag: tag, samples: samplesSent)) }
         if result != EE_OK {
             return send(.failed(tag: tag, message: "eSpeak NG could not synthesize the text (\(Self.name(result)))"))
         }
@@ -191,9 +305,11 @@ final class WorkerSession {
     }
 
     /// eSpeak NG's synth callback (speak_lib.h `t_espeak_callback`): word events, then the chunk's audio.
-    /// Returns 1 to abort synthesis when the output is gone.
+    /// Returns 1 to abort synthesis when the output is gone or the request was cancelled.
     func deliver(wav: UnsafeMutablePointer<Int16>?, count: Int, events: UnsafeMutablePointer<espeak_EVENT>) -> Int32 {
         if outputFailed { return 1 }
+        pollInput()
+        if cancelCurrent { return 1 }
         var event = events
         while event.pointee.type != espeakEVENT_LIST_TERMINATED {
             // eSpeak NG 1.51 also reports empty words (length 0, a stale text_position) at the end of a text
@@ -227,5 +343,15 @@ final class WorkerSession {
         }
         pending.removeAll(keepingCapacity: true)
         return !outputFailed
+    }
+}
+
+private extension WorkerRequest {
+    /// The request's tag, 0 for `configure`.
+    var tag: UInt32 {
+        switch self {
+        case .configure: return 0
+        case .synthesize(let tag, _), .synthesizeSSML(let tag, _), .cancel(let tag): return tag
+        }
     }
 }

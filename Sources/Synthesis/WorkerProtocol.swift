@@ -46,6 +46,15 @@ public enum WorkerRequest: Equatable, Sendable {
     /// The daemon sends only markup it has checked and rebuilt: no DOCTYPE, no entities but the predefined
     /// five and character references, no `<audio>` (eSpeak NG would load a local file named by it).
     case synthesizeSSML(tag: UInt32, markup: String)
+
+    /// The daemon no longer wants request `tag` (a stop, a seek, a new text, a prosody change).
+    ///
+    /// A request still queued in the worker is answered at once with ``WorkerFrame/end(tag:samples:)``
+    /// (0 samples) when its turn comes; the request being synthesized is cut at its next audio chunk (the
+    /// synth callback returns 1, speak_lib.h `t_espeak_callback`) and answered with `end` and the samples
+    /// sent so far. A tag that is unknown or already answered is ignored. The worker reads cancels while it
+    /// synthesizes (it polls its input between chunks), so a cancel does not wait for the request before it.
+    case cancel(tag: UInt32)
 }
 
 /// A frame from the synthesis worker to the daemon.
@@ -99,6 +108,7 @@ public struct WorkerProtocolError: Error, Equatable, Sendable, CustomStringConve
 /// | `configure` | 0x01 | voice (string), rate (Int64), pitch (Int64) |
 /// | `synthesize` | 0x02 | tag (UInt32), text (string) |
 /// | `synthesizeSSML` | 0x03 | tag (UInt32), markup (string) |
+/// | `cancel` | 0x04 | tag (UInt32) |
 /// | `ready` | 0x81 | sampleRate (Int64) |
 /// | `audio` | 0x82 | tag (UInt32), samples (Int16 each, to the end of the payload) |
 /// | `word` | 0x83 | tag (UInt32), start (Int64), length (Int64), sample (Int64) |
@@ -129,6 +139,9 @@ public enum WorkerCodec {
             w.begin(Kind.synthesizeSSML)
             w.uint32(tag)
             w.string(markup)
+        case let .cancel(tag):
+            w.begin(Kind.cancel)
+            w.uint32(tag)
         }
         return w.finish()
     }
@@ -183,6 +196,7 @@ enum Kind {
     static let configure: UInt8 = 0x01
     static let synthesize: UInt8 = 0x02
     static let synthesizeSSML: UInt8 = 0x03
+    static let cancel: UInt8 = 0x04
     static let ready: UInt8 = 0x81
     static let audio: UInt8 = 0x82
     static let word: UInt8 = 0x83
@@ -417,7 +431,7 @@ public struct WorkerFrameDecoder {
 ///
 /// Feed bytes as they arrive with ``append(_:)``, then call ``next()`` until it returns nil.
 public struct WorkerRequestDecoder {
-    private var splitter = FrameSplitter(kinds: [Kind.configure, Kind.synthesize, Kind.synthesizeSSML], direction: "worker request")
+    private var splitter = FrameSplitter(kinds: [Kind.configure, Kind.synthesize, Kind.synthesizeSSML, Kind.cancel], direction: "worker request")
 
     /// Creates an empty decoder.
     public init() {}
@@ -443,6 +457,7 @@ public struct WorkerRequestDecoder {
             switch kind {
             case Kind.configure: request = .configure(voice: try r.string(), rate: try r.int(), pitch: try r.int())
             case Kind.synthesizeSSML: request = .synthesizeSSML(tag: try r.uint32(), markup: try r.string())
+            case Kind.cancel: request = .cancel(tag: try r.uint32())
             default: request = .synthesize(tag: try r.uint32(), text: try r.string())
             }
             try r.finish()

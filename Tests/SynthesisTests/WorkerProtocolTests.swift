@@ -9,6 +9,8 @@ import Testing
         .synthesize(tag: 0, text: ""),
         .synthesize(tag: 7, text: "Hello world."),
         .synthesize(tag: UInt32.max, text: "Grüße, 你好 🙂 <b>&amp; \u{0}nul"),
+        .cancel(tag: 0),
+        .cancel(tag: UInt32.max),
     ]
 
     static let frames: [WorkerFrame] = [

@@ -232,4 +232,48 @@ import Testing
         #expect(speed > 20)
         #expect(whole.words.count > 100)
     }
+
+    @Test func cancelCutsTheRequestBeingSynthesizedAndSkipsQueuedOnes() throws {
+        let worker = WorkerProcess.started()
+        // About 25 minutes of audio: cut after its first chunk, not synthesized to the end.
+        let long = String(repeating: "The lighthouse keeper climbed the spiral stairs at dusk. ", count: 2_000)
+        worker.send(.synthesize(tag: 1, text: long))
+        worker.send(.synthesize(tag: 2, text: "Never read."))
+        worker.send(.synthesize(tag: 3, text: "Read after the cancel."))
+        var first: WorkerFrame?
+        repeat { first = worker.next() } while first.map({ if case .audio = $0 { return false } else { return true } }) ?? false
+        worker.send(.cancel(tag: 1))
+        worker.send(.cancel(tag: 2))
+        worker.send(.cancel(tag: 99))  // unknown: ignored
+        var ends: [UInt32: Int] = [:]
+        var audio: [UInt32: Int] = [:]
+        while ends[3] == nil, let frame = worker.next(timeout: 30) {
+            switch frame {
+            case let .audio(tag, samples): audio[tag, default: 0] += samples.count
+            case let .end(tag, samples): ends[tag] = samples
+            case let .failed(tag, message): Issue.record("request \(tag) failed: \(message)")
+            default: break
+            }
+        }
+        print("cancel: \(ends), audio after the first chunk \(audio)")
+        #expect(ends[2] == 0 && audio[2] == nil)
+        #expect((ends[1] ?? .max) < 22_050 * 60, "the cancelled request ran on: \(String(describing: ends[1])) samples")
+        #expect((ends[3] ?? 0) > 22_050)
+    }
+
+    @Test func nothingOneTextDoesToTheEngineOutlivesIt() throws {
+        // U+0001 starts an eSpeak NG embedded command ("20A": amplitude 20). In plain text the worker reads it
+        // as a space; in SSML a character reference reaches the engine, and the worker resets every parameter
+        // before the next request.
+        let fresh = WorkerProcess.started()
+        let reference = try #require(fresh.synthesize("The quick brown fox jumps over the lazy dog."))
+        let worker = WorkerProcess.started()
+        _ = try #require(worker.synthesize("Quiet \u{1}20A now, \u{1}300S fast.", tag: 1))
+        _ = try #require(worker.synthesize("<speak>Quiet &#1;20A now &#1;300S fast.</speak>", tag: 2, ssml: true))
+        let after = try #require(worker.synthesize("The quick brown fox jumps over the lazy dog.", tag: 3))
+        func rms(_ a: [Int16]) -> Double { (a.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(a.count, 1))).squareRoot() }
+        print("after embedded commands: \(after.seconds) s, RMS \(rms(after.audio)); fresh: \(reference.seconds) s, RMS \(rms(reference.audio))")
+        #expect(abs(rms(after.audio) - rms(reference.audio)) < rms(reference.audio) * 0.1)
+        #expect(abs(after.seconds - reference.seconds) < reference.seconds * 0.1)
+    }
 }
