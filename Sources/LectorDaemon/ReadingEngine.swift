@@ -337,8 +337,12 @@ final class ReadingEngine {
         stopTicking()
         release?.cancel()
         release = nil
-        run?.stream.close()
+        if let run {
+            synthesis.cancel(run.inFlight.map(\.tag))
+            run.stream.close()
+        }
         run = nil
+        synthesis.holding = false
     }
 
     /// The rate or pitch of the utterance being read changed (`SpeechAction.changeProsody`): the audio up to
@@ -373,9 +377,11 @@ final class ReadingEngine {
             // No boundary known past what is written: the sentence being synthesized (if any) is kept whole at
             // the old settings, and the change is heard from the next sentence on.
             if let current = run.inFlight.first(where: { run.sentenceStart[$0.tag] != nil }) {
+                synthesis.cancel(run.inFlight.lazy.filter { $0.tag != current.tag }.map(\.tag))
                 run.inFlight = [current]
                 run.nextToRequest = current.index + 1
             } else if let first = run.inFlight.first {
+                synthesis.cancel(run.inFlight.map(\.tag))
                 run.inFlight = []
                 run.nextToRequest = first.index
             }
@@ -390,6 +396,7 @@ final class ReadingEngine {
         if keep < run.pcm.count { run.pcm.removeSubrange(max(keep, run.pcmStart)..<run.pcm.count) }
         run.timeline = sample
         run.events.removeSubrange(cut...)
+        synthesis.cancel(run.inFlight.map(\.tag))
         run.inFlight = []
         switch event.kind {
         case .sentence(let index):
@@ -437,9 +444,16 @@ final class ReadingEngine {
 
     // MARK: synthesis
 
+    /// Holds the worker's output back while the run has more than `lookahead` samples synthesized ahead of
+    /// what is heard: a sentence (an SSML unit) of any size costs no more memory than `lookahead`.
+    private func holdSynthesisIfAhead(_ run: Run) {
+        synthesis.holding = run.timeline - run.heard > Int64(Self.lookahead)
+    }
+
     /// Keeps synthesis ahead of playback by up to `lookahead` samples, with at most two requests in flight.
     private func requestMore() {
         guard let run else { return }
+        holdSynthesisIfAhead(run)
         while run.nextToRequest < run.utterance.sentences.count,
               run.inFlight.count < 2,
               run.timeline - run.heard < Int64(Self.lookahead) {
@@ -462,6 +476,7 @@ final class ReadingEngine {
             _ = index
             run.pcm.append(contentsOf: samples)
             run.timeline += Int64(samples.count)
+            holdSynthesisIfAhead(run)
             feed()
         case .word(let tag, let start, let length, let sample):
             guard let index = run.begin(tag), let base = run.sentenceStart[tag],
@@ -487,6 +502,7 @@ final class ReadingEngine {
                     wordStarts[far] = nil
                 }
             }
+            run.consecutiveLosses = 0
             finish(tag)
         case .failed(let tag, let message):
             guard let index = run.begin(tag) else { return }
@@ -496,11 +512,22 @@ final class ReadingEngine {
         }
     }
 
+    /// After this many sentences in a row lost to the engine (crashed or hung, see `SynthesisClient`), reading
+    /// stops with an error instead of skipping through the text.
+    static let maximumConsecutiveLosses = 3
+
     private func lost(_ tag: UInt32, _ reason: String) {
         guard let run, let index = run.begin(tag) else { return }
         let sentence = run.utterance.sentences[index].text.split(whereSeparator: \.isNewline).joined(separator: " ")
         let excerpt = sentence.count > 60 ? String(sentence.prefix(57)) + "..." : sentence
         Log.warning("\(reason) on sentence \(index + 1) (\"\(excerpt)\"); skipped it")
+        run.consecutiveLosses += 1
+        if run.consecutiveLosses >= Self.maximumConsecutiveLosses {
+            let message = "the speech engine failed on \(run.consecutiveLosses) sentences in a row (\(reason)); reading stopped"
+            Log.warning(message)
+            perform(manager.failed(message))
+            return
+        }
         perform(manager.sentenceFailed(index, message: "\(reason) on sentence \(index + 1); skipped it"))
         finish(tag)
     }
@@ -626,6 +653,8 @@ private final class Run {
     /// Events not yet heard, by sample in the run's timeline, in order.
     var events: [Event] = []
     var draining = false
+    /// Sentences lost to the engine since one was last synthesized whole.
+    var consecutiveLosses = 0
     /// The stream's `media.language`: the language of the sentence being heard.
     var streamLanguage = ""
     /// Samples of this run's timeline not to be played (a seek inside its first sentence), and how many of

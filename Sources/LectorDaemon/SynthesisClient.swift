@@ -4,41 +4,123 @@ import Synthesis
 
 /// The daemon's side of the synthesis worker (`lector worker`, a child process over eSpeak NG).
 ///
-/// Sends requests, decodes the frames the worker streams back on the GLib main loop, and survives the
-/// worker's death: the request it was working on is reported as lost (`onLost`), a new worker is started,
-/// configured as before, and the requests after the lost one are sent again. Nothing here blocks the loop:
-/// requests go into the worker's pipe in non-blocking mode, and what does not fit waits in `outbox` until the
-/// pipe is writable again (the worker, busy writing audio the daemon has not read yet, may not read requests
-/// for a while; a blocking write would deadlock the two).
+/// Sends requests, decodes the frames the worker streams back on the GLib main loop, and outlives the worker:
+/// - **One worker at a time.** A new worker is started only once the previous one has exited and been reaped
+///   (`onExit`); a worker that is being replaced is killed first.
+/// - **Death.** The request the worker was on is reported lost (`onLost`, one sentence skipped), and the
+///   requests after it are sent again to a new worker. Restarts after consecutive failures wait
+///   ``restartDelay(afterFailures:)``, so a worker that dies at once cannot make the daemon spin.
+/// - **Hangs.** A watchdog kills a worker that sends nothing for ``stallLimit`` while it has work, and one
+///   that has not given up a cancelled request after ``cancelLimit``.
+/// - **Retry.** A request whose worker was killed from outside (SIGKILL: the OOM killer, a user) or froze
+///   before it sent anything of it is sent once more to the new worker: that failure says nothing about the
+///   request. A crash of the engine (SIGABRT, SIGSEGV), or a second failure, costs the request.
+/// - **Cancel.** `cancel` drops requests the reader no longer wants: their frames are never delivered, and
+///   the worker cuts the one it is on at its next audio chunk (``WorkerRequest/cancel(tag:)``).
+/// - **Back-pressure.** While `holding`, the worker's audio is left in the pipe: the worker blocks writing,
+///   so synthesis never runs further ahead of playback than the reader allows, whatever a request's size.
+///
+/// Nothing here blocks the loop: both pipes are non-blocking; requests that do not fit in the pipe wait in an
+/// outbox for `G_IO_OUT` (a blocking write would deadlock daemon and worker, each waiting for the other).
 final class SynthesisClient {
-    /// A frame for a request still outstanding (stale tags are the owner's to ignore).
+    /// A frame for a request that is still wanted (stale tags are the owner's to ignore).
     var onFrame: ((WorkerFrame) -> Void)?
-    /// The worker died while synthesizing the request `tag` (which will get no more frames), with a reason.
+    /// The worker died or hung while synthesizing request `tag`, which gets no more frames; with one line.
     var onLost: ((_ tag: UInt32, _ reason: String) -> Void)?
     /// The worker cannot be started at all: reading cannot go on.
     var onUnavailable: ((_ reason: String) -> Void)?
 
+    /// A worker that sends nothing for this long while it has a request (and the reader is not holding its
+    /// output) is taken for hung and replaced, µs. eSpeak NG sends a chunk for every 20 ms of audio, at
+    /// hundreds of times real time, and its first chunk even for a 200,000-letter word within tens of ms, so
+    /// a working engine stays far below it; a stuck one costs at most this much silence.
+    static let stallLimit: Int64 = 500_000
+    /// A worker that still synthesizes a cancelled request this long after the cancel is replaced, µs: it
+    /// answers a cancel at its next chunk, so it is stuck, and a new text must not wait for it.
+    static let cancelLimit: Int64 = 250_000
+
+    /// How long to wait before starting a worker after `failures` consecutive failures (deaths and hangs
+    /// with no request completed in between), ms: at once after the first, then 100 ms doubling up to 1 s.
+    static func restartDelay(afterFailures failures: Int) -> UInt32 {
+        guard failures > 1 else { return 0 }
+        return UInt32(min(100 << min(failures - 2, 4), 1_000))
+    }
+
+    private struct Entry {
+        let tag: UInt32
+        let request: WorkerRequest
+        /// The configuration (voice, rate, pitch) the request is to be read with.
+        let configuration: WorkerRequest?
+        /// When the reader gave it up (`cancel`), µs on the monotonic clock; nil while it is wanted.
+        var abandonedAt: Int64?
+        /// Whether a frame of it has been delivered.
+        var started = false
+        /// Whether it was sent again after its worker was lost before it began.
+        var retried = false
+    }
+
+    /// Why the daemon killed a worker.
+    private enum Kill {
+        /// It sent nothing for `stallLimit` while it had a request (a failure).
+        case stalled
+        /// It kept synthesizing a cancelled request (not a failure: nothing wanted is lost).
+        case stuckOnCancel
+        /// It sent a malformed frame (a failure).
+        case malformed(String)
+    }
+
+    /// One worker process and its pipes.
+    private final class Process {
+        let child: ChildProcess
+        var readWatch: Source?
+        var writeWatch: Source?
+        /// Encoded requests not yet written to the worker's stdin.
+        var outbox: [UInt8] = []
+        var decoder = WorkerFrameDecoder()
+        /// Why the daemon killed it, if it did.
+        var killed: Kill?
+
+        init(child: ChildProcess) { self.child = child }
+
+        func close() {
+            readWatch?.cancel()
+            readWatch = nil
+            writeWatch?.cancel()
+            writeWatch = nil
+            outbox.removeAll()
+        }
+    }
+
     private let argv: [String]
-    private var process: ChildProcess?
-    private var watch: Source?
-    private var decoder = WorkerFrameDecoder()
+    private var process: Process?
     private var configuration: WorkerRequest?
-    /// Requests sent and not yet answered with .end/.failed, oldest first, each with the configuration
-    /// (voice, rate, pitch) it is to be read with.
-    private var outstanding: [(tag: UInt32, request: WorkerRequest, configuration: WorkerRequest?)] = []
+    /// Requests sent (or to be sent) and not yet answered with `.end`/`.failed`, oldest first: the worker
+    /// carries them out in this order.
+    private var outstanding: [Entry] = []
     private var nextTag: UInt32 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
-    /// Encoded requests not yet written to the worker's stdin.
-    private var outbox: [UInt8] = []
-    private var writeWatch: Source?
+    /// Deaths and hangs since a request last completed.
+    private var failures = 0
+    private var restartTimer: Source?
+    private var watchdog: Source?
+    /// When the worker last sent something, or was last given reason to (µs, monotonic).
+    private var lastProgress: Int64 = 0
 
     /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed.
     init(argv: [String]) {
         self.argv = argv
     }
 
-    /// Number of requests not yet answered.
-    var pending: Int { outstanding.count }
+    /// Whether the reader has enough audio for now: the worker's output is left in the pipe until this turns
+    /// false again. Frames of cancelled requests are read (and dropped) all the same.
+    var holding = false {
+        didSet {
+            guard holding != oldValue else { return }
+            if !holding { lastProgress = MainContext.monotonicMicroseconds }
+            updateReading()
+            armWatchdog()
+        }
+    }
 
     /// Selects voice, rate (wpm) and pitch for the requests that follow; sent only when it changes.
     func configure(voice: String, rate: Int, pitch: Int) {
@@ -53,152 +135,302 @@ final class SynthesisClient {
         let tag = nextTag
         nextTag = nextTag == UInt32.max ? 1 : nextTag + 1
         let request: WorkerRequest = ssml ? .synthesizeSSML(tag: tag, markup: text) : .synthesize(tag: tag, text: text)
-        outstanding.append((tag, request, configuration))
-        if process == nil { start() } else { send(request) }
+        if !hasWork { lastProgress = MainContext.monotonicMicroseconds }
+        outstanding.append(Entry(tag: tag, request: request, configuration: configuration))
+        if process == nil { startIfAllowed() } else { send(request) }
+        armWatchdog()
         return tag
     }
 
-    /// Starts the worker now if none runs, so that its start (loading eSpeak NG and its data, ~10 ms) overlaps
-    /// with preparing the first text instead of following it.
+    /// Gives up the requests `tags`: none of their frames is delivered any more, and the worker stops working
+    /// on them (see ``WorkerRequest/cancel(tag:)``). Unknown and answered tags are ignored.
+    func cancel(_ tags: some Sequence<UInt32>) {
+        let now = MainContext.monotonicMicroseconds
+        for tag in tags {
+            guard let i = outstanding.firstIndex(where: { $0.tag == tag }), outstanding[i].abandonedAt == nil else { continue }
+            outstanding[i].abandonedAt = now
+            send(.cancel(tag: tag))
+        }
+        updateReading()
+        armWatchdog()
+    }
+
+    /// Starts the worker now if none runs, so that its start (loading eSpeak NG and its data) overlaps with
+    /// preparing the first text instead of following it.
     func startEarly() {
-        if process == nil { start() }
+        if process == nil { startIfAllowed() }
     }
 
     /// Ends the worker (at shutdown).
     func terminate() {
-        watch?.cancel()
-        watch = nil
-        dropOutbox()
-        process?.kill()
+        restartTimer?.cancel()
+        restartTimer = nil
+        watchdog?.cancel()
+        watchdog = nil
+        process?.close()
+        process?.child.kill()
         process = nil
         outstanding.removeAll()
     }
 
-    private func dropOutbox() {
-        writeWatch?.cancel()
-        writeWatch = nil
-        outbox.removeAll()
-    }
+    // MARK: the process
 
-    private func start() {
-        decoder = WorkerFrameDecoder()
+    /// Whether a request is waiting for the worker.
+    private var hasWork: Bool { !outstanding.isEmpty }
+
+    /// Whether the first request is one the reader still wants (its audio may be held back).
+    private var headIsWanted: Bool { outstanding.first.map { $0.abandonedAt == nil } ?? false }
+
+    /// Starts a worker unless one runs, one is being replaced, or a restart is waiting out its delay.
+    private func startIfAllowed() {
+        guard process == nil, restartTimer == nil else { return }
+        let child: ChildProcess
         do {
-            let child = try ChildProcess(argv: argv)
-            process = child
-            dropOutbox()
-            let flags = fcntl(child.stdinFD, F_GETFL)
-            _ = fcntl(child.stdinFD, F_SETFL, flags | O_NONBLOCK)
-            watch = MainContext.watch(fd: child.stdoutFD) { [weak self] condition in
-                self?.readable(condition) ?? false
-            }
-            child.onExit { [weak self, weak child] status in
-                guard let self, let child, child === self.process else { return }
-                self.died(status)
-            }
+            child = try ChildProcess(argv: argv)
         } catch {
-            process = nil
             let reason = "cannot start the synthesis worker: \(error)"
             outstanding.removeAll()
             onUnavailable?(reason)
             return
         }
-        // Each request again with its own voice (sentences of a mixed-language text differ), then the latest.
+        let worker = Process(child: child)
+        process = worker
+        for fd in [child.stdinFD, child.stdoutFD] {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        child.onExit { [weak self, weak worker] status in
+            guard let self, let worker, worker === self.process else { return }
+            self.exited(worker, status)
+        }
+        lastProgress = MainContext.monotonicMicroseconds
+        updateReading()
+        // Each wanted request again with its own voice (sentences of a mixed-language text differ), then the latest.
         var sent: WorkerRequest?
-        for (_, request, config) in outstanding {
-            if let config, config != sent { send(config); sent = config }
-            send(request)
+        for entry in outstanding where entry.abandonedAt == nil {
+            if let config = entry.configuration, config != sent { send(config); sent = config }
+            send(entry.request)
         }
         if let configuration, configuration != sent { send(configuration) }
+        armWatchdog()
+    }
+
+    /// Reads the worker's output unless the reader holds it back (cancelled requests are always read).
+    private func updateReading() {
+        guard let worker = process, worker.readWatch == nil, !(holding && headIsWanted) else { return }
+        worker.readWatch = MainContext.watch(fd: worker.child.stdoutFD) { [weak self, weak worker] _ in
+            guard let self, let worker, worker === self.process else { return false }
+            return self.readable(worker)
+        }
     }
 
     private func send(_ request: WorkerRequest) {
-        guard process != nil else { return }
-        outbox.append(contentsOf: WorkerCodec.encode(request))
-        flush()
+        guard let worker = process, worker.killed == nil else { return }
+        worker.outbox.append(contentsOf: WorkerCodec.encode(request))
+        flush(worker)
     }
 
     /// Writes what the pipe takes now; the rest when it is writable again.
-    private func flush() {
-        guard let fd = process?.stdinFD else { return }
+    private func flush(_ worker: Process) {
+        let fd = worker.child.stdinFD
         var offset = 0
-        while offset < outbox.count {
-            let n = outbox[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        while offset < worker.outbox.count {
+            let n = worker.outbox[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             if n > 0 { offset += n; continue }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            // The worker is gone; its exit is handled by the watch and onExit (which sends everything again).
-            dropOutbox()
+            // The worker is gone; its exit (onExit) sends the wanted requests to the next one.
+            worker.outbox.removeAll()
             return
         }
-        outbox.removeFirst(offset)
-        if outbox.isEmpty {
-            writeWatch?.cancel()
-            writeWatch = nil
-        } else if writeWatch == nil {
-            writeWatch = MainContext.watchWritable(fd: fd) { [weak self] _ in
-                guard let self else { return false }
-                self.flush()
-                let more = !self.outbox.isEmpty && self.writeWatch != nil
-                if !more { self.writeWatch = nil }
+        worker.outbox.removeFirst(offset)
+        if worker.outbox.isEmpty {
+            worker.writeWatch?.cancel()
+            worker.writeWatch = nil
+        } else if worker.writeWatch == nil {
+            worker.writeWatch = MainContext.watchWritable(fd: fd) { [weak self, weak worker] _ in
+                guard let self, let worker, worker === self.process else { return false }
+                self.flush(worker)
+                let more = !worker.outbox.isEmpty && worker.writeWatch != nil
+                if !more { worker.writeWatch = nil }
                 return more
             }
         }
     }
 
-    private func readable(_ condition: FDCondition) -> Bool {
-        guard let fd = process?.stdoutFD else { return false }
-        let n = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n > 0 {
-            decoder.append(readBuffer[0..<n])
-            drainFrames()
+    /// Reads what the worker sent; returns whether to keep watching its output.
+    private func readable(_ worker: Process) -> Bool {
+        guard !(holding && headIsWanted) else { worker.readWatch = nil; return false }
+        switch readOnce(worker) {
+        case .data:
+            drainFrames(worker)
+            guard worker === process, !(holding && headIsWanted) else { worker.readWatch = nil; return false }
             return true
+        case .wouldBlock:
+            return true
+        case .end:
+            // The worker exited or closed its output; its exit status arrives through onExit.
+            worker.readWatch = nil
+            return false
         }
-        if n < 0 && (errno == EINTR || errno == EAGAIN) { return true }
-        // End of file: the worker exited or crashed. Its exit status arrives through onExit.
-        watch = nil
-        return false
     }
 
-    private func drainFrames() {
+    private enum ReadResult { case data, wouldBlock, end }
+
+    private func readOnce(_ worker: Process) -> ReadResult {
         while true {
+            let n = readBuffer.withUnsafeMutableBytes { read(worker.child.stdoutFD, $0.baseAddress, $0.count) }
+            if n > 0 {
+                worker.decoder.append(readBuffer[0..<n])
+                lastProgress = MainContext.monotonicMicroseconds
+                return .data
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .wouldBlock }
+            return .end
+        }
+    }
+
+    private func drainFrames(_ worker: Process) {
+        while worker.killed == nil {
             let frame: WorkerFrame?
-            do { frame = try decoder.next() } catch {
-                Log.warning("synthesis worker sent a malformed frame (\(error)); restarting it")
-                process?.kill()
+            do { frame = try worker.decoder.next() } catch {
+                kill(worker, .malformed("\(error)"))
                 return
             }
             guard let frame else { return }
-            switch frame {
-            case .end(let tag, _), .failed(let tag, _):
-                if let i = outstanding.firstIndex(where: { $0.tag == tag }) { outstanding.remove(at: i) }
-            default: break
-            }
-            onFrame?(frame)
+            deliver(frame)
         }
     }
 
-    private func died(_ status: ExitStatus) {
-        // Frames still buffered in the pipe were read by the watch before EOF; decode what is left.
-        if let fd = process?.stdoutFD {
-            while true {
-                let n = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                guard n > 0 else { break }
-                decoder.append(readBuffer[0..<n])
-            }
-            drainFrames()
+    /// Passes on a frame of a wanted request; an end or failure also retires its request.
+    private func deliver(_ frame: WorkerFrame) {
+        let tag: UInt32
+        switch frame {
+        case .ready: onFrame?(frame); return
+        case .audio(let t, _), .word(let t, _, _, _): tag = t
+        case .end(let t, _), .failed(let t, _):
+            tag = t
+            guard let i = outstanding.firstIndex(where: { $0.tag == t }) else { return }
+            let entry = outstanding.remove(at: i)
+            if entry.abandonedAt == nil, case .end = frame { failures = 0 }
+            lastProgress = MainContext.monotonicMicroseconds
+            updateReading()
+            armWatchdog()
+            if entry.abandonedAt == nil { onFrame?(frame) }
+            return
         }
-        watch?.cancel()
-        watch = nil
-        dropOutbox()
+        guard let i = outstanding.firstIndex(where: { $0.tag == tag }), outstanding[i].abandonedAt == nil else { return }
+        outstanding[i].started = true
+        onFrame?(frame)
+    }
+
+    // MARK: death, hangs and restarts
+
+    private func kill(_ worker: Process, _ why: Kill) {
+        guard worker.killed == nil else { return }
+        worker.killed = why
+        worker.close()
+        worker.child.kill()
+    }
+
+    private func exited(_ worker: Process, _ status: ExitStatus) {
+        // Frames still in the pipe (an `end` written just before the exit) count; read them without blocking.
+        if worker.killed == nil {
+            while case .data = readOnce(worker) { drainFrames(worker) }
+            drainFrames(worker)
+        }
+        worker.close()
         process = nil
+        watchdog?.cancel()
+        watchdog = nil
         let reason: String
-        switch status {
-        case .exited(let code): reason = "the synthesis worker exited with status \(code)"
-        case .signaled(let sig): reason = "eSpeak NG crashed (signal \(sig))"
+        var failure = true
+        // A worker killed from outside (the OOM killer, a user) or frozen says nothing about the request it had
+        // not begun: that one is sent once more. A crash (SIGABRT, SIGSEGV) is the engine's own, on this input.
+        var fromOutside = false
+        switch (worker.killed, status) {
+        case (.stalled?, _):
+            reason = "the synthesis engine stopped responding (nothing for \(Self.stallLimit / 1_000) ms)"
+            fromOutside = true
+        case (.stuckOnCancel?, _):
+            reason = "the synthesis worker was replaced"
+            failure = false
+        case (.malformed(let problem)?, _):
+            reason = "the synthesis worker sent a malformed frame (\(problem))"
+        case (nil, .exited(let code)):
+            reason = "the synthesis worker exited with status \(code)"
+        case (nil, .signaled(let sig)):
+            reason = sig == SIGKILL ? "the synthesis worker was killed" : "eSpeak NG crashed (signal \(sig))"
+            fromOutside = sig == SIGKILL
         }
-        guard !outstanding.isEmpty else { return } // idle worker gone: start a new one on demand
-        let lost = outstanding.removeFirst()
-        onLost?(lost.tag, reason)
-        if !outstanding.isEmpty { start() }
+        // The worker was on the first request; the cancelled ones need not be sent again.
+        let head = outstanding.first
+        outstanding.removeAll { $0.abandonedAt != nil }
+        var lost: UInt32?
+        if let head, head.abandonedAt == nil {
+            if fromOutside && !head.started && !head.retried {
+                outstanding[0].retried = true
+                Log.message("\(reason); trying its request again with a new worker")
+            } else {
+                outstanding.removeFirst()
+                lost = head.tag
+            }
+        }
+        if failure && head != nil { failures += 1 }
+        if hasWork || lost != nil {
+            let delay = Self.restartDelay(afterFailures: failures)
+            if delay > 0 {
+                restartTimer = MainContext.timeout(milliseconds: delay) { [weak self] in
+                    guard let self else { return false }
+                    self.restartTimer = nil
+                    if self.hasWork { self.startIfAllowed() }
+                    return false
+                }
+            }
+        }
+        if let lost { onLost?(lost, reason) }
+        if hasWork { startIfAllowed() }
+    }
+
+    /// Sets the one timer the worker has while it has work to answer (and its output is not held back): it fires
+    /// at the earliest deadline (no progress for `stallLimit`, a cancelled head still running after
+    /// `cancelLimit`) and kills the worker when one passed. Set again whenever a request starts, ends or is
+    /// cancelled, not on every read: a read only moves `lastProgress`, which the timer checks when it fires.
+    private func armWatchdog() {
+        watchdog?.cancel()
+        watchdog = nil
+        guard let worker = process, worker.killed == nil, hasWork, !(holding && headIsWanted) else { return }
+        let now = MainContext.monotonicMicroseconds
+        var due = lastProgress + Self.stallLimit
+        if let abandoned = outstanding.first?.abandonedAt { due = min(due, abandoned + Self.cancelLimit) }
+        let wait = UInt32(max(1, min((due - now + 999) / 1_000, Int64(UInt32.max))))
+        watchdog = MainContext.timeout(milliseconds: wait) { [weak self] in
+            guard let self else { return false }
+            self.watchdog = nil
+            self.watchdogFired()
+            return false
+        }
+    }
+
+    private func watchdogFired() {
+        // Holding: waiting for the reader, not for the worker; re-armed when the reader takes audio again.
+        guard let worker = process, worker.killed == nil, hasWork, !(holding && headIsWanted) else { return }
+        let now = MainContext.monotonicMicroseconds
+        if let abandoned = outstanding.first?.abandonedAt, now - abandoned >= Self.cancelLimit {
+            Log.message("the synthesis worker did not give up a cancelled request; replacing it")
+            kill(worker, .stuckOnCancel)
+            return
+        }
+        if now - lastProgress >= Self.stallLimit {
+            // The daemon may have been the slow one: output waiting in the pipe is progress not read yet.
+            var p = pollfd(fd: worker.child.stdoutFD, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, 0) > 0 {
+                lastProgress = now
+            } else {
+                kill(worker, .stalled)
+                return
+            }
+        }
+        armWatchdog()
     }
 }
