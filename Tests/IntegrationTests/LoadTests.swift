@@ -27,13 +27,13 @@ extension Integration {
             (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
         }
 
-        /// The pids of `pid`'s children still running (zombies left out).
-        static func children(_ pid: Int32) -> [Int32] {
+        /// The pids of `pid`'s children still running (zombies left out unless `includingZombies`).
+        static func children(_ pid: Int32, includingZombies: Bool = false) -> [Int32] {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
             var pids: [Int32] = []
             for task in tasks {
                 let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-                pids += list.split(separator: " ").compactMap { Int32($0) }.filter(processExists)
+                pids += list.split(separator: " ").compactMap { Int32($0) }.filter { includingZombies || processExists($0) }
             }
             return pids
         }

@@ -214,9 +214,9 @@ final class PrivateSession: @unchecked Sendable {
 
     /// Starts a long-running child (a `lector daemon`, a `lector read --wait`) in this session.
     /// Its output goes to files in the session folder, named after `tag`.
-    func spawn(_ tool: String, _ arguments: [String], tag: String) throws -> BackgroundProcess {
+    func spawn(_ tool: String, _ arguments: [String], tag: String, environment overrides: [String: String] = [:]) throws -> BackgroundProcess {
         let process = try BackgroundProcess(
-            tool, arguments, environment: environment,
+            tool, arguments, environment: environment.merging(overrides) { $1 },
             stdoutURL: directory.appendingPathComponent("\(tag).out"),
             stderrURL: directory.appendingPathComponent("\(tag).log"))
         if let handle = try? FileHandle(forWritingTo: directory.appendingPathComponent("pids")) {
@@ -227,16 +227,16 @@ final class PrivateSession: @unchecked Sendable {
         return process
     }
 
-    /// Starts `lector daemon ARGUMENTS…` in the foreground of a child process (its log kept in the session folder)
-    /// and waits until it owns its bus name.
+    /// Starts `lector daemon ARGUMENTS…` in the foreground of a child process (its log kept in the session folder),
+    /// with the session's environment plus `overrides`, and waits until it owns its bus name.
     /// - Throws: `HarnessError` with its log when it exits or does not own the name within 10 s.
     @discardableResult
-    func startDaemon(_ arguments: [String] = []) async throws -> BackgroundProcess {
+    func startDaemon(_ arguments: [String] = [], environment overrides: [String: String] = [:]) async throws -> BackgroundProcess {
         let n = lock.withLock { () -> Int in
             daemonCount += 1
             return daemonCount
         }
-        let daemon = try spawn(Paths.lectorBinary, ["daemon"] + arguments, tag: "daemon-\(n)")
+        let daemon = try spawn(Paths.lectorBinary, ["daemon"] + arguments, tag: "daemon-\(n)", environment: overrides)
         lock.withLock { daemons.append(daemon) }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
