@@ -139,7 +139,7 @@ public final class Daemon {
     }
 
     /// Puts other audio back before exiting: the main loop runs again (D-Bus calls are still answered) until
-    /// the sound server and the players Lector paused have answered, at most `Ducking.exitWaitMilliseconds`.
+    /// `Ducking.finish` completes, at most `Ducking.exitWaitMilliseconds`.
     private func finishDucking() {
         guard let ducking else { return }
         var done = false

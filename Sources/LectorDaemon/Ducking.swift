@@ -83,8 +83,9 @@ final class Ducking {
     }
 
     /// Restores everything before the daemon exits, without waiting: `completion` runs on the main loop once
-    /// the sound server has acknowledged every volume put back and every player Lector paused has answered its
-    /// Play (or failed to). The daemon lets its loop run until then, at most `exitWaitMilliseconds`.
+    /// the sound server has acknowledged every volume put back and every player Lector paused has been sent
+    /// Play (when its PlaybackStatus, awaited, is still Paused). The daemon lets its loop run until then, at
+    /// most `exitWaitMilliseconds`.
     func finish(_ completion: @escaping () -> Void) {
         active = false
         var waiting = 2
@@ -137,7 +138,7 @@ final class OtherPlayers {
     private var paused: [String] = []
     /// Counts rounds; answers to an older round are ignored.
     private var round = 0
-    /// Players sent a PlaybackStatus or Play by `resume` that have not answered yet, and what runs when none is.
+    /// Players asked their PlaybackStatus by `resume` that have not answered yet, and what runs when none is.
     private var resuming = 0
     private var whenResumed: [() -> Void] = []
 
@@ -167,7 +168,8 @@ final class OtherPlayers {
     }
 
     /// Resumes the players `pause()` paused that are still Paused; `completion` runs once every player being
-    /// resumed (by this call or an earlier one) has answered, or failed to.
+    /// resumed (by this call or an earlier one) has answered its PlaybackStatus (or failed to) and been sent
+    /// Play if it is still Paused.
     func resume(then completion: @escaping () -> Void = {}) {
         round += 1
         let owners = paused
@@ -178,8 +180,9 @@ final class OtherPlayers {
         for owner in owners {
             status(of: owner) { [weak self] status in
                 guard let self else { return }
-                guard status == "Paused" else { return self.resumed(one: true) }
-                self.control(owner, "Play") { _ in self.resumed(one: true) }
+                // Done once Play is sent: its answer changes nothing, and an exiting daemon flushes it out.
+                if status == "Paused" { self.control(owner, "Play") { _ in } }
+                self.resumed(one: true)
             }
         }
     }
