@@ -286,8 +286,8 @@ public final class DBusConnection {
     ///     `destination`.
     ///   - reply: the out-arguments, or a `DBusError`: the remote error's name and message; for a local
     ///     failure org.freedesktop.DBus.Error.Failed (NoReply when no reply came within the time-out,
-    ///     InvalidArgs for an invalid name or path, the latter also delivered from the main loop, never
-    ///     before this method returns).
+    ///     InvalidArgs for an invalid name or path). Errors too come from the main loop, never before this
+    ///     method returns.
     /// - Returns: the call in flight; `PendingCall.cancel()` stops waiting (then `reply` is never called).
     ///   Dropping it does not cancel the call.
     @discardableResult
