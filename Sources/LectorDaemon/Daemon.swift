@@ -130,12 +130,31 @@ public final class Daemon {
         try? engine.apply { m in m.stop() }
         bookmarks.flush()
         synthesis.terminate()
-        ducking?.finish()
+        finishDucking()
         mprisOwnership?.release()
         ownership?.release()
         connection.flush()
         server.disconnect()
         return exitCode
+    }
+
+    /// Puts other audio back before exiting: the main loop runs again (D-Bus calls are still answered) until
+    /// `Ducking.finish` completes, at most `Ducking.exitWaitMilliseconds`.
+    private func finishDucking() {
+        guard let ducking else { return }
+        var done = false
+        ducking.finish { [loop] in
+            done = true
+            loop.quit()
+        }
+        guard !done else { return }
+        let limit = MainContext.timeout(milliseconds: Ducking.exitWaitMilliseconds) { [loop] in
+            Log.debug("exiting before every volume or player was put back")
+            loop.quit()
+            return false
+        }
+        loop.run()
+        limit.cancel()
     }
 
     /// PropertiesChanged is coalesced: one idle callback after a burst of changes.

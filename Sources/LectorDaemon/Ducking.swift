@@ -82,17 +82,21 @@ final class Ducking {
         }
     }
 
-    /// Restores everything before the daemon exits: waits (iterating the main loop) until the server has
-    /// acknowledged, at most `timeoutMilliseconds`.
-    func finish(timeoutMilliseconds: Int64 = 1_000) {
+    /// Restores everything before the daemon exits, without waiting: `completion` runs on the main loop once
+    /// the sound server has acknowledged every volume put back and every player Lector paused has been sent
+    /// Play (when its PlaybackStatus, awaited, is still Paused). The daemon lets its loop run until then, at
+    /// most `exitWaitMilliseconds`.
+    func finish(_ completion: @escaping () -> Void) {
         active = false
-        players?.resume()
-        guard let ducker else { return }
-        var done = false
-        ducker.restore { done = true }
-        let deadline = MainContext.monotonicMicroseconds + timeoutMilliseconds * 1_000
-        while !done && MainContext.monotonicMicroseconds < deadline { _ = MainContext.iterate(mayBlock: false); usleep(1_000) }
+        var waiting = 2
+        let one = { waiting -= 1; if waiting == 0 { completion() } }
+        if let players { players.resume(then: one) } else { one() }
+        if let ducker { ducker.restore(completion: one) } else { one() }
     }
+
+    /// How long, in ms, the exiting daemon keeps its main loop running for `finish` to complete: a stuck
+    /// sound server or player delays the exit by at most this.
+    static let exitWaitMilliseconds: UInt32 = 1_000
 
     private static func save(_ streams: [DuckedStream]) {
         guard !streams.isEmpty else {
@@ -124,57 +128,110 @@ final class Ducking {
 /// The other MPRIS players on the session bus (org.mpris.MediaPlayer2.*, this daemon's own name excepted): pauses
 /// those that are playing, and later resumes exactly those, if they are still paused.
 /// Source: the MPRIS D-Bus Interface Specification 2.2, org.mpris.MediaPlayer2.Player.
+///
+/// Every call is asynchronous: a player that answers late or never holds up nothing but itself. `pause()` and
+/// `resume()` each start a new round; an answer that comes after a newer round began is ignored, so a player
+/// is paused only while Lector reads.
 final class OtherPlayers {
     private let connection: DBusConnection
-    /// Unique bus names of the players Lector paused.
+    /// Unique bus names of the players Lector paused, or sent Pause to in this round.
     private var paused: [String] = []
+    /// Counts rounds; answers to an older round are ignored.
+    private var round = 0
+    /// Players asked their PlaybackStatus by `resume` that have not answered yet, and what runs when none is.
+    private var resuming = 0
+    private var whenResumed: [() -> Void] = []
+
+    /// How long, in ms, a call to the bus or to a player (name lookups, PlaybackStatus, Pause, Play) may stay
+    /// unanswered before that player is left alone for this round.
+    static let callTimeoutMilliseconds: Int32 = 5_000
 
     init(connection: DBusConnection) {
         self.connection = connection
     }
 
+    /// Pauses every other player whose PlaybackStatus is Playing.
     func pause() {
-        for owner in players() where status(of: owner) == "Playing" {
-            guard (try? connection.call(destination: owner, path: "/org/mpris/MediaPlayer2",
-                                        interface: "org.mpris.MediaPlayer2.Player", method: "Pause",
-                                        timeoutMilliseconds: 500, autoStart: false)) != nil else { continue }
-            paused.append(owner)
+        round += 1
+        let round = round
+        players { [weak self] owner in
+            self?.status(of: owner) { status in
+                guard let self, self.round == round, status == "Playing", !self.paused.contains(owner) else { return }
+                // Counted as paused from now on: a resume() before the answer asks this player too, and its
+                // PlaybackStatus, answered after the Pause, tells whether it did pause.
+                self.paused.append(owner)
+                self.control(owner, "Pause") { ok in
+                    if !ok, self.round == round { self.paused.removeAll { $0 == owner } }
+                }
+            }
         }
     }
 
-    func resume() {
-        for owner in paused where status(of: owner) == "Paused" {
-            _ = try? connection.call(destination: owner, path: "/org/mpris/MediaPlayer2",
-                                     interface: "org.mpris.MediaPlayer2.Player", method: "Play",
-                                     timeoutMilliseconds: 500, autoStart: false)
-        }
+    /// Resumes the players `pause()` paused that are still Paused; `completion` runs once every player being
+    /// resumed (by this call or an earlier one) has answered its PlaybackStatus (or failed to) and been sent
+    /// Play if it is still Paused.
+    func resume(then completion: @escaping () -> Void = {}) {
+        round += 1
+        let owners = paused
         paused = []
+        resuming += owners.count
+        whenResumed.append(completion)
+        if resuming == 0 { return resumed() }
+        for owner in owners {
+            status(of: owner) { [weak self] status in
+                guard let self else { return }
+                // Done once Play is sent: its answer changes nothing, and an exiting daemon flushes it out.
+                if status == "Paused" { self.control(owner, "Play") { _ in } }
+                self.resumed(one: true)
+            }
+        }
     }
 
-    /// The unique bus names owning an org.mpris.MediaPlayer2.* name, this daemon's own excepted (each owner
-    /// asked for once: it is also what Pause and Play are sent to).
-    private func players() -> [String] {
-        guard let reply = try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                               interface: "org.freedesktop.DBus", method: "ListNames",
-                                               timeoutMilliseconds: 500),
-              case .array(_, let items)? = reply.first else { return [] }
-        var seen: Set<String> = [connection.uniqueName]
-        return items.compactMap(\.string).filter { $0.hasPrefix("org.mpris.MediaPlayer2.") }
-            .compactMap(owner(of:)).filter { seen.insert($0).inserted }
+    /// Counts one player answered (or failed) after `resume`; runs the completions once none is left.
+    private func resumed(one: Bool = false) {
+        if one { resuming -= 1 }
+        guard resuming == 0 else { return }
+        let waiting = whenResumed
+        whenResumed = []
+        for body in waiting { body() }
     }
 
-    private func owner(of name: String) -> String? {
-        (try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                       interface: "org.freedesktop.DBus", method: "GetNameOwner", arguments: [.string(name)],
-                       timeoutMilliseconds: 500))?.first?.string
+    /// Calls `found` with the unique bus name of each owner of an org.mpris.MediaPlayer2.* name, this daemon's
+    /// own excepted, once per owner (it is also what Pause and Play are sent to).
+    private func players(_ found: @escaping (String) -> Void) {
+        let bus = "org.freedesktop.DBus", path = "/org/freedesktop/DBus"
+        connection.call(destination: bus, path: path, interface: bus, method: "ListNames",
+                        timeoutMilliseconds: Self.callTimeoutMilliseconds) { [weak self] reply in
+            guard let self, case .success(let values) = reply, case .array(_, let items)? = values.first else { return }
+            var seen: Set<String> = [self.connection.uniqueName]
+            for name in items.compactMap(\.string) where name.hasPrefix("org.mpris.MediaPlayer2.") {
+                self.connection.call(destination: bus, path: path, interface: bus, method: "GetNameOwner",
+                                     arguments: [.string(name)], timeoutMilliseconds: Self.callTimeoutMilliseconds) { reply in
+                    guard case .success(let values) = reply, let owner = values.first?.string,
+                          seen.insert(owner).inserted else { return }
+                    found(owner)
+                }
+            }
+        }
     }
 
-    private func status(of name: String) -> String? {
-        guard let reply = try? connection.call(destination: name, path: "/org/mpris/MediaPlayer2",
-                                        interface: "org.freedesktop.DBus.Properties", method: "Get",
-                                        arguments: [.string("org.mpris.MediaPlayer2.Player"), .string("PlaybackStatus")],
-                                        timeoutMilliseconds: 500, autoStart: false) else { return nil }
-        if case .variant(let inner)? = reply.first { return inner.string }
-        return reply.first?.string
+    /// Calls `answer` with the player's PlaybackStatus, nil when it cannot tell.
+    private func status(of owner: String, _ answer: @escaping (String?) -> Void) {
+        connection.call(destination: owner, path: "/org/mpris/MediaPlayer2", interface: "org.freedesktop.DBus.Properties",
+                        method: "Get", arguments: [.string("org.mpris.MediaPlayer2.Player"), .string("PlaybackStatus")],
+                        timeoutMilliseconds: Self.callTimeoutMilliseconds, autoStart: false) { reply in
+            guard case .success(let values) = reply else { return answer(nil) }
+            if case .variant(let inner)? = values.first { return answer(inner.string) }
+            answer(values.first?.string)
+        }
+    }
+
+    /// Sends Pause or Play; `answer` tells whether the player acknowledged it.
+    private func control(_ owner: String, _ method: String, _ answer: @escaping (Bool) -> Void) {
+        connection.call(destination: owner, path: "/org/mpris/MediaPlayer2", interface: "org.mpris.MediaPlayer2.Player",
+                        method: method, timeoutMilliseconds: Self.callTimeoutMilliseconds, autoStart: false) { reply in
+            if case .failure(let error) = reply { Log.debug("\(method) of the player \(owner): \(error.message)") }
+            answer((try? reply.get()) != nil)
+        }
     }
 }

@@ -9,12 +9,22 @@ import SpeechCore
 /// One notification per utterance, at its first error (a lost sentence or the end of reading), never one per
 /// sentence; a later failure replaces the earlier notification on screen (`replaces_id`). Without a
 /// notification server on the bus, nothing happens but one debug line.
+///
+/// `Notify` is called asynchronously: a notification server that answers late or never holds up nothing. The
+/// id to replace comes with its answer, so a notification waits for the previous one's answer (at most
+/// `notifyTimeoutMilliseconds`) before it is sent; only the latest one waits.
 final class FailureNotifier {
     private let connection: DBusConnection
     private var notifiedUtterance: UInt64?
     private var lastID: UInt32 = 0
     private var pending: Source?
     private var queued: (summary: String, body: String)?
+    /// Whether a `Notify` call has not been answered yet.
+    private var inFlight = false
+
+    /// How long, in ms, a `Notify` call may stay unanswered; a notification queued meanwhile is sent after it,
+    /// then without replacing anything.
+    static let notifyTimeoutMilliseconds: Int32 = 5_000
 
     init(connection: DBusConnection) {
         self.connection = connection
@@ -29,14 +39,14 @@ final class FailureNotifier {
         guard pending == nil else { return }
         pending = MainContext.idle { [unowned self] in
             self.pending = nil
-            if let (summary, body) = self.queued {
-                self.queued = nil
-                self.send(summary: summary, body: body)
-            }
+            self.sendQueued()
         }
     }
 
-    private func send(summary: String, body: String) {
+    /// Sends the queued notification, unless one is waiting for its answer (then it follows that answer).
+    private func sendQueued() {
+        guard !inFlight, let (summary, body) = queued else { return }
+        queued = nil
         let arguments: [Variant] = [
             .string("Lector"),                       // app_name
             .uint32(lastID),                         // replaces_id
@@ -47,14 +57,17 @@ final class FailureNotifier {
             .vardict(["desktop-entry": .string(Names.applicationID), "urgency": .byte(1)]),
             .int32(-1),                              // expire_timeout: the server's default
         ]
-        do {
-            let reply = try connection.call(destination: "org.freedesktop.Notifications",
-                                            path: "/org/freedesktop/Notifications",
-                                            interface: "org.freedesktop.Notifications", method: "Notify",
-                                            arguments: arguments, timeoutMilliseconds: 1_000)
-            if case .uint32(let id)? = reply.first { lastID = id }
-        } catch {
-            Log.debug("no desktop notification: \(error)")
+        inFlight = true
+        connection.call(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                        interface: "org.freedesktop.Notifications", method: "Notify", arguments: arguments,
+                        timeoutMilliseconds: Self.notifyTimeoutMilliseconds) { [weak self] reply in
+            guard let self else { return }
+            self.inFlight = false
+            switch reply {
+            case .success(let values): if case .uint32(let id)? = values.first { self.lastID = id }
+            case .failure(let error): Log.debug("no desktop notification: \(error)")
+            }
+            self.sendQueued()
         }
     }
 }
