@@ -94,7 +94,7 @@ extension Integration {
             try await Self.reset(session)
             try FileManager.default.createDirectory(
                 at: stateFile(session, "reading").deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data("lector-reading 2\ntext k\nstate paused\nsentence 0\noffset 0\nrate 175\npitch 50\n".utf8)
+            try Data("lector-reading 1\ntext k\nstate paused\nsentence 0\noffset 0\nrate 175\npitch 50\n".utf8)
                 .write(to: stateFile(session, "reading"))
             try await expectRefused(hostile, [stateFile(session, "text")], session)
             try await Self.reset(session)
