@@ -25,9 +25,88 @@ public func readFile(_ path: String) throws(GLibError) -> [UInt8] {
     }
 }
 
+/// Reads back a file Lector keeps or is configured by, without trusting what is at `path`: opened with
+/// `O_NOFOLLOW` (a symbolic link is refused, unless `followLinks`), `O_NONBLOCK` (a FIFO cannot block the
+/// caller), `O_CLOEXEC` and `O_NOCTTY`; the open descriptor is checked with `fstat` (a regular file, so no
+/// device such as `/dev/zero`, no FIFO, socket or directory, and no file swapped in after a check) and its
+/// size capped at `maximumBytes`, before and while it is read (a file that grows meanwhile is refused too).
+///
+/// - Parameters:
+///   - maximumBytes: the largest file accepted, in bytes; each kind of file names its own limit.
+///   - followLinks: follow a symbolic link at `path` itself (for a file the user writes, such as the
+///     configuration, which dotfile managers install as a link); the target is checked the same way.
+///     Links in the folders above `path` are always followed.
+/// - Returns: the file's bytes, at most `maximumBytes` of them.
+/// - Throws: `GLibError` in the `G_FILE_ERROR` domain ("g-file-error-quark"), its message one line naming
+///   the file and why: `G_FILE_ERROR_NOENT` when it does not exist (see `GLibError.isFileNotFound`),
+///   `G_FILE_ERROR_LOOP` for a link that is not followed, `G_FILE_ERROR_FAILED` for what is not a regular
+///   file and for a file larger than `maximumBytes`, the code of `errno` (`g_file_error_from_errno`) for
+///   any other failure to open or read.
+public func readRegularFile(_ path: String, maximumBytes: Int, followLinks: Bool = false) throws(GLibError) -> [UInt8] {
+    func failure(_ message: String, errno code: Int32? = nil) -> GLibError {
+        let fileError = code.map { g_file_error_from_errno($0) } ?? G_FILE_ERROR_FAILED
+        return GLibError(domain: "g-file-error-quark", code: Int32(fileError.rawValue), message: "\(path): \(message)")
+    }
+    let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW)
+    let fd = open(path, flags)
+    guard fd >= 0 else {
+        let code = errno
+        if code == ELOOP && !followLinks { throw failure("a symbolic link, which is not followed", errno: code) }
+        throw failure(String(cString: g_strerror(code)), errno: code)
+    }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else {
+        let code = errno
+        throw failure(String(cString: g_strerror(code)), errno: code)
+    }
+    let kind: String? = switch st.st_mode & S_IFMT {
+    case S_IFREG: nil
+    case S_IFDIR: "a directory"
+    case S_IFIFO: "a FIFO"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    case S_IFSOCK: "a socket"
+    default: "of an unknown kind"
+    }
+    if let kind { throw failure("not a regular file (\(kind))") }
+    let limit = "larger than the \(byteCount(maximumBytes)) this file may have"
+    guard st.st_size <= maximumBytes else { throw failure(limit) }
+
+    // One byte more than expected, to see the end; grown only for a file that grows (or a kernel file that
+    // reports no size), up to one byte past the limit.
+    var buffer = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
+    var filled = 0
+    while true {
+        if filled == buffer.count {
+            guard buffer.count <= maximumBytes else { throw failure(limit) }
+            buffer.append(contentsOf: repeatElement(0, count: min(max(buffer.count, 4096), maximumBytes + 1 - buffer.count)))
+        }
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+        if n < 0 {
+            let code = errno
+            if code == EINTR { continue }
+            throw failure(code == EAGAIN ? "reading it would block" : String(cString: g_strerror(code)), errno: code)
+        }
+        if n == 0 { break }
+        filled += n
+    }
+    buffer.removeLast(buffer.count - filled)
+    return buffer
+}
+
+/// `bytes` for people: "512 bytes", "64 KiB", "32 MiB" (whole units only when exact, else bytes).
+func byteCount(_ bytes: Int) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+    if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+    return "\(bytes) bytes"
+}
+
 /// Replaces the file at `path` with `contents` atomically: the data goes to a new temporary file in the same
 /// folder (`path` + `.XXXXXX`, `g_mkstemp_full`), which is then renamed over `path` (`rename(2)` is atomic),
 /// so a reader, or a crash of this process, sees the old file or the new one, never a part of either.
+/// The temporary file is created new (`O_CREAT | O_EXCL | O_NOFOLLOW`: never through a link or a file planted
+/// in advance), and `rename(2)` replaces a link at `path` itself rather than writing where it points.
 /// The file gets permissions `mode` (e.g. 0o600). A missing parent folder is made first (mode 0700,
 /// `g_mkdir_with_parents`).
 ///
@@ -47,7 +126,7 @@ public func writeFileAtomically(_ path: String, contents: [UInt8], mode: Int32 =
         _ = g_mkdir_with_parents(String(path[..<slash]), 0o700)
     }
     var template = Array((path + ".XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { g_mkstemp_full($0.baseAddress, O_WRONLY | O_CLOEXEC, mode) }
+    let fd = template.withUnsafeMutableBufferPointer { g_mkstemp_full($0.baseAddress, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode) }
     guard fd >= 0 else { throw failure("create a temporary file for") }
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     var offset = 0

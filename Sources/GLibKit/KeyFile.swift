@@ -26,11 +26,15 @@ public final class KeyFile {
         source = text.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
-    /// Reads and parses the file at `path`.
+    /// Reads the file at `path` with `readRegularFile` (never blocking, a regular file only, at most
+    /// `maximumBytes`; a symbolic link at `path` is followed only when `followLinks`), then parses its bytes
+    /// (`g_key_file_load_from_data`, not `g_key_file_load_from_file`, which would follow a link to a device
+    /// and block on a FIFO).
     /// - Throws: `GLibError` in the `G_FILE_ERROR` domain when it cannot be read (code `G_FILE_ERROR_NOENT`,
-    ///   see ``GLibError/isFileNotFound``, when it does not exist), or in `G_KEY_FILE_ERROR` for a syntax error.
-    public convenience init(path: String) throws(GLibError) {
-        let bytes = try readFile(path)
+    ///   see ``GLibError/isFileNotFound``, when it does not exist; the message names the file), or in
+    ///   `G_KEY_FILE_ERROR` for a syntax error.
+    public convenience init(path: String, maximumBytes: Int, followLinks: Bool = false) throws(GLibError) {
+        let bytes = try readRegularFile(path, maximumBytes: maximumBytes, followLinks: followLinks)
         try self.init(text: String(decoding: bytes, as: UTF8.self))
     }
 

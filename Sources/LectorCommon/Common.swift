@@ -12,7 +12,7 @@ public func printError(_ message: String) {
 public enum SavedReading {
     /// The folder of the saved state: `$XDG_STATE_HOME/lector` (default `~/.local/state/lector`).
     public static var directory: String { UserDirs.state + "/lector" }
-    /// The file describing the saved reading (a GKeyFile).
+    /// The file describing the saved reading (`key value` lines, written and read by the daemon's `StateKeeper`).
     public static var readingPath: String { directory + "/reading" }
     /// Whether a saved reading exists (for `lector resume`, which starts a daemon only then).
     public static var exists: Bool { fileTest(readingPath, .isRegular) }

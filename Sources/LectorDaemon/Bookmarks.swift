@@ -7,10 +7,19 @@ import SpeechCore
 ///
 /// A bookmark belongs to a file's URI and to its text (a 64-bit FNV-1a hash of it): an edited file starts from its
 /// beginning. Reading a file to its end removes its bookmark. Kept in `$XDG_STATE_HOME/lector/bookmarks`, one line
-/// per file, "HASH<TAB>SENTENCE<TAB>URI", the most recent first, at most `capacity` of them; written atomically,
-/// at most every 5 s while reading and at once on pause, stop and exit.
+/// per file, "HASH<TAB>SENTENCE<TAB>URI" (the URI escaped with `StateFiles.escape`, so that no URI adds a line or
+/// a field), the most recent first, at most `capacity` of them; written atomically, at most every 5 s while
+/// reading and at once on pause, stop and exit. Read back with `readRegularFile` (at most `maximumFileBytes`);
+/// a file that cannot be is one log line, and reading starts with no bookmarks.
 final class Bookmarks {
+    /// Most bookmarks kept; the oldest go first.
     static let capacity = 200
+    /// Longest URI bookmarked, in bytes once escaped (16 KiB: a `file://` URI of a path of `PATH_MAX`, 4096
+    /// bytes, percent-encoded, is at most 12 KiB); a text with a longer one gets no bookmark.
+    static let maximumURIBytes = 16 << 10
+    /// Largest bookmarks file read back, in bytes: `capacity` lines of a URI of `maximumURIBytes`, a hash and a
+    /// sentence number.
+    static let maximumFileBytes = capacity * (maximumURIBytes + 64)
     static var path: String { SavedReading.directory + "/bookmarks" }
 
     private struct Entry {
@@ -69,13 +78,14 @@ final class Bookmarks {
         flushTimer = nil
         guard dirty else { return }
         dirty = false
-        let text = entries.map { "\(String($0.hash, radix: 16))\t\($0.sentence)\t\($0.uri)\n" }.joined()
+        let text = entries.map { "\(String($0.hash, radix: 16))\t\($0.sentence)\t\(StateFiles.escape($0.uri))\n" }.joined()
         do { try writeFileAtomically(Self.path, contents: Array(text.utf8)) } catch {
             Log.warning("cannot keep bookmarks: \(error)")
         }
     }
 
     private func set(uri: String, hash: UInt64, sentence: Int) {
+        guard uri.utf8.count <= Self.maximumURIBytes, StateFiles.escape(uri).utf8.count <= Self.maximumURIBytes else { return }
         if let i = entries.firstIndex(where: { $0.uri == uri }) {
             if i == 0 && entries[0].sentence == sentence { return }
             entries.remove(at: i)
@@ -119,12 +129,22 @@ final class Bookmarks {
     }
 
     private static func load() -> [Entry] {
-        guard let bytes = try? readFile(path) else { return [] }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: "\t", maxSplits: 2)
+        let read: [UInt8]?
+        do { read = try StateFiles.read(path, maximumBytes: maximumFileBytes) } catch {
+            Log.warning("cannot read the bookmarks: \(error.message); starting with none")
+            return []
+        }
+        guard let bytes = read else { return [] }
+        return Array(parse(bytes).prefix(capacity))
+    }
+
+    /// The entries of a bookmarks file; lines that are not "HASH<TAB>SENTENCE<TAB>URI" are skipped.
+    private static func parse(_ bytes: [UInt8]) -> [Entry] {
+        bytes.split(separator: 10).compactMap { line in
+            let fields = String(decoding: line, as: UTF8.self).split(separator: "\t", maxSplits: 2)
             guard fields.count == 3, let hash = UInt64(fields[0], radix: 16), let sentence = Int(fields[1]),
                   sentence >= 0 else { return nil }
-            return Entry(hash: hash, sentence: sentence, uri: String(fields[2]))
+            return Entry(hash: hash, sentence: sentence, uri: StateFiles.unescape(fields[2]))
         }
     }
 }

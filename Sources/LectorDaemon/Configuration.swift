@@ -24,6 +24,10 @@ import Synthesis
 /// streams are lowered (default 15). Comments are whole lines starting with `#` (GKeyFile keeps anything after
 /// `=` as the value).
 ///
+/// The file is read without blocking (a FIFO is refused, not waited on), and only when it is a regular file of
+/// at most `StateFiles.maximumConfigurationBytes`; a symbolic link to one is followed (dotfile managers install
+/// the configuration as a link). Anything else is one line, and the defaults apply.
+///
 /// A missing file means the defaults. Every bad value (and unknown group or key) is reported as one line with
 /// the file, the line and the key, and ignored; the rest of the file still applies.
 struct Configuration: Equatable {
@@ -59,9 +63,10 @@ struct Configuration: Equatable {
     /// `matcher` is evaluated only if the file names a language or a voice.
     static func load(path: String, matcher: @autoclosure () -> LanguageMatcher) -> (Configuration, problems: [String]) {
         let file: KeyFile
-        do { file = try KeyFile(path: path) } catch {
+        do { file = try KeyFile(path: path, maximumBytes: StateFiles.maximumConfigurationBytes, followLinks: true) } catch {
             if error.isFileNotFound { return (Configuration(), []) }
-            return (Configuration(), ["\(path): \(error.message); using the defaults"])
+            let message = error.message.hasPrefix(path + ":") ? error.message : "\(path): \(error.message)"
+            return (Configuration(), ["\(message); using the defaults"])
         }
         return parse(file, path: path, matcher: matcher())
     }

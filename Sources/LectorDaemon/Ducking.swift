@@ -32,8 +32,13 @@ final class Ducking {
     private var leftoverRestorer: Ducker?
 
     /// Where lowered streams are kept while lowered: one line per sink input,
-    /// "INDEX ORIGINAL,… DUCKED,…" (software volumes per channel).
+    /// "INDEX ORIGINAL,… DUCKED,…" (software volumes per channel). Read back with `readRegularFile`.
     static var recordPath: String { SavedReading.directory + "/ducked" }
+    /// Most lowered streams recorded (those after are put back by this daemon, not by the next one).
+    static let maximumRecordedStreams = 1024
+    /// Largest `ducked` file read back, in bytes: `maximumRecordedStreams` lines of up to 32 channels (a
+    /// PulseAudio limit, `PA_CHANNELS_MAX`) of two 10-digit volumes each.
+    static let maximumRecordBytes = maximumRecordedStreams * (11 + 2 * 32 * 11 + 1)
 
     /// - Parameter persistent: keep the lowered streams on disk (the session's daemon; not a separate instance,
     ///   whose records would mix with the daemon's).
@@ -104,14 +109,19 @@ final class Ducking {
             return
         }
         func list(_ values: [UInt32]) -> String { values.map(String.init).joined(separator: ",") }
-        let text = streams.map { "\($0.index) \(list($0.original)) \(list($0.ducked))\n" }.joined()
+        let text = streams.prefix(maximumRecordedStreams).map { "\($0.index) \(list($0.original)) \(list($0.ducked))\n" }.joined()
         do { try writeFileAtomically(recordPath, contents: Array(text.utf8)) } catch {
             Log.warning("cannot keep the list of lowered streams: \(error)")
         }
     }
 
     private static func load() -> [DuckedStream] {
-        guard let bytes = try? readFile(recordPath) else { return [] }
+        let read: [UInt8]?
+        do { read = try StateFiles.read(recordPath, maximumBytes: maximumRecordBytes) } catch {
+            Log.warning("cannot read the streams a previous Lector lowered: \(error.message); leaving them as they are")
+            return []
+        }
+        guard let bytes = read else { return [] }
         func values(_ field: Substring) -> [UInt32]? {
             let parts = field.split(separator: ",").map { UInt32($0) }
             return parts.isEmpty || parts.contains(nil) ? nil : parts.map { $0! }

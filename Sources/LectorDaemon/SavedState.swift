@@ -10,16 +10,20 @@ import SpeechCore
 /// which could stall the main loop on a busy disk):
 /// - `text`: the line `lector-text 1 KEY`, then the text exactly as read (cleaned), written only when the
 ///   text changes;
-/// - `reading`: `key value` lines — `lector-reading 1`, `text KEY`, `state reading|paused|stopped`,
+/// - `reading`: `key value` lines — `lector-reading 2`, `text KEY`, `state reading|paused|stopped`,
 ///   `sentence N` (0-based), `offset N` (where that sentence starts, in Unicode scalars of the text),
-///   `language`, `voice` (eSpeak NG identifier), `rate` (wpm), `pitch`, `title`, `url` — written when the
+///   `language`, `voice` (eSpeak NG identifier), `rate` (wpm), `pitch`, `title`, `url`, each value escaped
+///   (`StateFiles.escape`: no value can break a line; version 1 files, unescaped, are still read), `title`
+///   and `url` shortened to `StateFiles.maximumFieldBytes` — written when the
 ///   sentence heard, the state, the text or the rate changes, at most once a second (a new text 250 ms after
 ///   it came, when its first audio is on its way), never while nothing changes (so not while idle), and once
 ///   more when the daemon ends on SIGTERM/SIGINT/SIGHUP.
 ///
 /// A daemon that starts finds the text loaded and `stopped`; when the saved state was `reading` or
 /// `paused`, `resume`, MPRIS `Play` and `toggle` go on from the saved sentence (`SpeechManager.restore`).
-/// A missing file is a fresh start; an unreadable or inconsistent one is logged in one line and ignored.
+/// Both are read back with `readRegularFile` (no link followed, no FIFO waited on, a regular file of at most
+/// `StateFiles.maximumReadingBytes` and `StateFiles.maximumTextBytes`). A missing file is a fresh start; an
+/// unreadable or inconsistent one is logged in one line and ignored.
 /// The queue of `lector read --queue` is not kept.
 final class StateKeeper {
     /// The folder of the files.
@@ -46,6 +50,8 @@ final class StateKeeper {
     private var timer: Source?
     private var finished = false
     private var failedOnce = false
+    /// The key of a text too long to keep, already logged (logged once per text).
+    private var unsavedTextKey: String?
     /// This daemon's prefix of text keys: utterance ids restart at 1 in every daemon.
     private let keyPrefix = "\(getpid())-\(MainContext.monotonicMicroseconds)"
     /// The restored utterance keeps the key of the text file it came from (no need to write it again).
@@ -60,9 +66,8 @@ final class StateKeeper {
 
     /// Loads the saved reading, if any, into the engine (stopped, text loaded, resume point set).
     func restore() {
-        guard fileTest(Self.readingPath, .exists) else { return }
         do {
-            let (utterance, sentence, state, key) = try load()
+            guard let (utterance, sentence, state, key) = try load() else { return }
             restoredKey = (utterance.id, key)
             let resumable = state == "reading" || state == "paused"
             try? engine.apply { m in m.restore(utterance, resumeAt: resumable ? sentence : nil) }
@@ -71,26 +76,39 @@ final class StateKeeper {
             let where_ = resumable ? "; resume goes on from sentence \(sentence + 1)" : ""
             Log.message("restored the last text (\(utterance.sentences.count) sentences, was \(state))\(where_)")
         } catch {
-            Log.warning("cannot restore the last reading from \(Self.readingPath): \(error.message); starting empty")
+            Log.warning("cannot restore the last reading: \(error.message); starting empty")
         }
     }
 
     private struct Failure: Error { var message: String }
 
-    private func load() throws(Failure) -> (Utterance, Int, String, String) {
-        let fields = try Self.fields(of: Self.readingPath)
-        guard fields["lector-reading"] == "1" else { throw Failure(message: "not a Lector reading file (version 1)") }
+    /// The saved utterance, the sentence to resume at, the state and the text's key; nil when nothing is saved.
+    /// Failure messages name the file at fault.
+    private func load() throws(Failure) -> (Utterance, Int, String, String)? {
+        let reading: [UInt8]
+        do {
+            guard let bytes = try StateFiles.read(Self.readingPath, maximumBytes: StateFiles.maximumReadingBytes) else { return nil }
+            reading = bytes
+        } catch { throw Failure(message: error.message) }
+        let version = StateFiles.fields(Array(reading.prefix { $0 != 10 }), escaped: false)["lector-reading"]
+        guard version == "1" || version == "2" else {
+            throw Failure(message: "\(Self.readingPath): not a Lector reading file (version 1 or 2)")
+        }
+        let fields = StateFiles.fields(reading, escaped: version == "2")
         guard let key = fields["text"], let state = fields["state"], ["reading", "paused", "stopped"].contains(state),
               let sentence = fields["sentence"].flatMap({ Int($0) }), sentence >= 0,
               let offset = fields["offset"].flatMap({ Int($0) }), offset >= 0,
               let rate = fields["rate"].flatMap({ Int($0) }), let pitch = fields["pitch"].flatMap({ Int($0) })
-        else { throw Failure(message: "a field is missing or malformed") }
+        else { throw Failure(message: "\(Self.readingPath): a field is missing or malformed") }
 
-        let bytes: [UInt8]
-        do { bytes = try GLibKit.readFile(Self.textPath) } catch { throw Failure(message: error.message) }
+        let read: [UInt8]?
+        do { read = try StateFiles.read(Self.textPath, maximumBytes: StateFiles.maximumTextBytes) } catch {
+            throw Failure(message: error.message)
+        }
+        guard let bytes = read else { throw Failure(message: "\(Self.textPath): missing") }
         guard let newline = bytes.firstIndex(of: 10),
               String(decoding: bytes[..<newline], as: UTF8.self) == "lector-text 1 \(key)" else {
-            throw Failure(message: "the text file \(Self.textPath) does not belong to it")
+            throw Failure(message: "the text file \(Self.textPath) does not belong to \(Self.readingPath)")
         }
         let text = String(decoding: bytes[(newline + 1)...], as: UTF8.self)
 
@@ -102,23 +120,12 @@ final class StateKeeper {
         options.title = fields["title"]
         options.url = fields["url"]
         let utterance: Utterance
-        do { utterance = try preparer.prepare(text, options: options) } catch { throw Failure(message: error.message) }
+        do { utterance = try preparer.prepare(text, options: options) } catch {
+            throw Failure(message: "\(Self.textPath): \(error.message)")
+        }
         // The sentence that starts at the saved offset (the same cut as before), else the index as saved.
         let index = utterance.sentences.lastIndex { $0.range.lowerBound <= offset } ?? min(sentence, utterance.sentences.count - 1)
         return (utterance, index, state, key)
-    }
-
-    /// `key value` lines of a small file.
-    private static func fields(of path: String) throws(Failure) -> [String: String] {
-        let bytes: [UInt8]
-        do { bytes = try GLibKit.readFile(path) } catch { throw Failure(message: error.message) }
-        guard bytes.count <= 65_536 else { throw Failure(message: "too large") }
-        var fields: [String: String] = [:]
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-            fields[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
-        }
-        return fields
     }
 
     // MARK: saving
@@ -170,17 +177,32 @@ final class StateKeeper {
         _ = mkdir(Self.directory, 0o700)
         do {
             if savedTextKey != now.textKey {
-                try writeFileAtomically(Self.textPath, contents: Array("lector-text 1 \(now.textKey)\n".utf8) + Array(u.text.utf8))
+                let header = Array("lector-text 1 \(now.textKey)\n".utf8)
+                // What the loader would refuse is not written; nor is the reading of an older text kept, which
+                // a restart would bring back in place of this one.
+                guard header.count + u.text.utf8.count <= StateFiles.maximumTextBytes else {
+                    if unsavedTextKey != now.textKey {
+                        Log.warning("not keeping the text across restarts: it is longer than the \(StateFiles.maximumTextBytes >> 20) MiB kept")
+                        removeFile(Self.readingPath)
+                        savedTextKey = nil
+                    }
+                    unsavedTextKey = now.textKey
+                    saved = now
+                    return
+                }
+                try writeFileAtomically(Self.textPath, contents: header + Array(u.text.utf8))
                 savedTextKey = now.textKey
             }
             let sentence = min(now.sentence, u.sentences.count - 1)
+            func line(_ key: String, _ value: String) -> String {
+                key + " " + StateFiles.escape(value, maximumBytes: StateFiles.maximumFieldBytes)
+            }
             var lines = [
-                "lector-reading 1", "text \(now.textKey)", "state \(now.state)", "sentence \(sentence)",
-                "offset \(u.sentences[sentence].range.lowerBound)", "language \(u.language)",
-                "voice \(u.engineVoice)", "rate \(u.rate)", "pitch \(u.pitch)",
-                "title " + u.title.split(whereSeparator: \.isNewline).joined(separator: " "),
+                "lector-reading 2", line("text", now.textKey), line("state", now.state), line("sentence", "\(sentence)"),
+                line("offset", "\(u.sentences[sentence].range.lowerBound)"), line("language", u.language),
+                line("voice", u.engineVoice), line("rate", "\(u.rate)"), line("pitch", "\(u.pitch)"), line("title", u.title),
             ]
-            if let url = u.url { lines.append("url " + url.split(whereSeparator: \.isNewline).joined()) }
+            if let url = u.url { lines.append(line("url", url)) }
             try writeFileAtomically(Self.readingPath, contents: Array((lines.joined(separator: "\n") + "\n").utf8))
             saved = now
             failedOnce = false

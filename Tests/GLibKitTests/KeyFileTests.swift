@@ -51,7 +51,7 @@ import Testing
     func errors() {
         #expect(throws: GLibError.self) { try KeyFile(text: "[a]\nnot a key\n") }
         do {
-            _ = try KeyFile(path: "/nonexistent/lector/config")
+            _ = try KeyFile(path: "/nonexistent/lector/config", maximumBytes: 4096)
             Issue.record("no error")
         } catch {
             #expect(error.isFileNotFound)

@@ -110,6 +110,35 @@ import LectorCommon
         #expect(problems.count == 1 && problems[0].hasPrefix(path + ": "), "\(problems)")
     }
 
+    @Test("a FIFO, a device, a folder or a huge file in place of the file: one problem, the defaults, no wait")
+    func notARegularFile() throws {
+        let dir = String(cString: mkdtemp(strdup("/tmp/lector-config-XXXXXX")))
+        let path = dir + "/config"
+        defer { unlink(path); rmdir(path); unlink(dir + "/mine"); rmdir(dir) }
+        let makers: [(String, () -> Bool)] = [
+            ("a FIFO", { mkfifo(path, 0o600) == 0 }),
+            ("a character device", { symlink("/dev/zero", path) == 0 }),
+            ("a directory", { mkdir(path, 0o700) == 0 }),
+            ("larger than the 1 MiB", { creat(path, 0o600) >= 0 && truncate(path, 2 << 20) == 0 }),
+        ]
+        for (what, make) in makers {
+            unlink(path)
+            rmdir(path)
+            #expect(make(), "\(what)")
+            let (config, problems) = Configuration.load(path: path, matcher: Self.matcher)
+            #expect(config == Configuration())
+            #expect(problems.count == 1 && problems[0].hasPrefix(path + ": ") && problems[0].contains(what), "\(problems)")
+        }
+        // A link to a regular file (as dotfile managers make) is followed.
+        unlink(path)
+        let f = fopen(dir + "/mine", "w")
+        fputs("[speech]\nrate=200\n", f)
+        fclose(f)
+        #expect(symlink(dir + "/mine", path) == 0)
+        let (config, problems) = Configuration.load(path: path, matcher: Self.matcher)
+        #expect(config.rate == 200 && problems.isEmpty, "\(problems)")
+    }
+
     @Test("the preparer uses the configured rate, pitch, default language and voice")
     func preparer() throws {
         let dir = String(cString: mkdtemp(strdup("/tmp/lector-config-XXXXXX")))
