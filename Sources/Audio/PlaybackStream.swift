@@ -245,10 +245,28 @@ public final class PlaybackStream {
         guard let stream else { return }
         let proplist = pa_proplist_new()
         defer { pa_proplist_free(proplist) }
-        for (key, value) in entries { pa_proplist_sets(proplist, key, value) }
+        for (key, value) in entries { pa_proplist_sets(proplist, key, Self.bounded(value)) }
         if let op = pa_stream_proplist_update(stream, PA_UPDATE_REPLACE, proplist, nil, nil) {
             pa_operation_unref(op)
         }
+    }
+
+    /// The longest property value sent to the server, in UTF-8 bytes. A stream's properties travel in one
+    /// packet, and PulseAudio drops a client whose packet is too large (a 70 KB `media.name` ends the
+    /// connection); desktops show a line of it at most.
+    public static let maximumPropertyBytes = 1024
+
+    /// `value` cut to at most `maximumPropertyBytes` bytes, at a character boundary, with "…" when cut.
+    static func bounded(_ value: String) -> String {
+        guard value.utf8.count > maximumPropertyBytes else { return value }
+        var kept = ""
+        var bytes = 3 // "…"
+        for character in value {
+            bytes += character.utf8.count
+            if bytes > maximumPropertyBytes { break }
+            kept.append(character)
+        }
+        return kept + "…"
     }
 
     // MARK: - Driven by SoundServer
@@ -262,8 +280,8 @@ public final class PlaybackStream {
 
         let proplist = pa_proplist_new()
         defer { pa_proplist_free(proplist) }
-        pa_proplist_sets(proplist, PA_PROP_MEDIA_NAME, name)
-        for (key, value) in properties { pa_proplist_sets(proplist, key, value) }
+        pa_proplist_sets(proplist, PA_PROP_MEDIA_NAME, Self.bounded(name))
+        for (key, value) in properties { pa_proplist_sets(proplist, key, Self.bounded(value)) }
 
         guard let stream = pa_stream_new_with_proplist(context, nil, &spec, &map, proplist) else {
             fail(reason: SoundServer.errorText(context))
