@@ -139,5 +139,84 @@ extension Integration {
             let (read, audio) = try await session.readAndRecord(["hello"])
             #expect(read.status == 0 && audio.audibleDuration > 0.2, "\(read) \(audio.summary)")
         }
+
+        /// A text of plain sentences, one paragraph each, with engine crashes among them (never two in a row)
+        /// when `crashes`; as an SSML document of `<p>` units with character references to control characters
+        /// when `ssml`. Returns the text and its number of sentences.
+        static func paragraphs(_ g: inout Generator, crashes: Bool, ssml: Bool) -> (text: String, count: Int) {
+            var units: [String] = []
+            let count = 3 + g.next(4)
+            for n in 0..<count {
+                let crash = crashes && n > 0 && n < count - 1 && g.next(2) == 0 && !(units.last?.hasPrefix("s'") ?? false)
+                if crash {
+                    units.append(String(repeating: "s'", count: 220 + g.next(100)))
+                } else {
+                    units.append("Sentence \(n + 1) says \(g.pick(["hello", "good night", "twelve", "yes"])).")
+                }
+            }
+            guard ssml else { return (units.joined(separator: "\n\n"), count) }
+            let body = units.map { "<p>\($0)\(g.next(3) == 0 ? " &#1;20A &#27;[31m" : "")</p>" }.joined()
+            return ("<speak>\(body)</speak>", count)
+        }
+
+        @Test("16 texts of several sentences, with crashing sentences in the middle, SSML, and the worker killed at random moments: every text read to its last sentence, one worker, every call answered")
+        func crashesKillsAndSSML() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            let bus = try BusConnection(address: session.busAddress)
+            let pid = try Load.daemonPID(bus)
+            var g = Generator(state: 0x17_2026)
+            var problems: [String] = []
+            var kills = 0, slowest = 0.0, mostWorkers = 0
+            for i in 0..<16 {
+                let ssml = g.next(3) == 0
+                let kill = g.next(3) == 0
+                let (text, count) = Self.paragraphs(&g, crashes: !kill, ssml: ssml)
+                var entries: [OpaquePointer?] = [
+                    g_variant_new_dict_entry(g_variant_new_string("language"), g_variant_new_variant(g_variant_new_string("en"))),
+                    g_variant_new_dict_entry(g_variant_new_string("rate"), g_variant_new_variant(g_variant_new_int32(450))),
+                    g_variant_new_dict_entry(g_variant_new_string("ssml"), g_variant_new_variant(g_variant_new_boolean(ssml ? 1 : 0))),
+                ]
+                var items: [OpaquePointer?] = [g_variant_new_string(text), g_variant_new_array(g_variant_type_new("{sv}"), &entries, 3)]
+                let reply = bus.call(Abuse.lectorDest, Abuse.lectorPath, Abuse.lectorInterface, "Speak",
+                                     parameters: g_variant_new_tuple(&items, 2), timeoutMs: 10_000)
+                if reply.value == nil { problems.append("#\(i) Speak → \(reply)"); continue }
+                let killAt = ContinuousClock.now + .milliseconds(g.next(400))
+                var killed = !kill
+                var last = 0
+                let deadline = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < deadline {
+                    let asked = ContinuousClock.now
+                    let state = bus.lectorState
+                    slowest = max(slowest, seconds(ContinuousClock.now - asked))
+                    guard let state else { problems.append("#\(i) the daemon does not answer"); break }
+                    let workers = Load.children(pid)
+                    mostWorkers = max(mostWorkers, workers.count)
+                    if !killed && ContinuousClock.now >= killAt, let worker = workers.first {
+                        _ = Foundation.kill(worker, SIGKILL)
+                        killed = true
+                        kills += 1
+                    }
+                    if state == "reading", let sentence = bus.lectorSentence, let whole = bus.lectorText {
+                        let scalars = Array(whole.unicodeScalars)
+                        let lo = min(sentence.start, scalars.count), hi = min(sentence.start + sentence.length, scalars.count)
+                        let heard = String(String.UnicodeScalarView(scalars[lo..<hi]))
+                        if let n = (1...count).last(where: { heard.contains("Sentence \($0) says") }) { last = max(last, n) }
+                    }
+                    if state == "stopped" { break }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                if last != count && !(kill && last == count - 1) {
+                    // A kill may take the last sentence itself; nothing else may keep it from being read.
+                    problems.append("#\(i) read to sentence \(last) of \(count): \(text.prefix(200).debugDescription)")
+                }
+                if problems.count > 3 { break }
+            }
+            print("crashes, kills and SSML: \(kills) kills, slowest answer \(String(format: "%.3f", slowest)) s, at most \(mostWorkers) workers")
+            #expect(problems.isEmpty, "\(problems)\n\(session.daemonLogs())")
+            #expect(slowest < 1 && mostWorkers <= 1, "slowest answer \(slowest) s, \(mostWorkers) workers at once")
+            #expect(kills >= 3)
+        }
     }
 }
