@@ -58,6 +58,21 @@ import LectorCommon
         #expect(leading.units.map(\.markup) == [#"<speak><break time="2s"></break><p>One.</p></speak>"#, "<speak><p>Two.</p></speak>"])
     }
 
+    @Test func twentyThousandEmptyParagraphsJoinTheirNeighbourInLinearTime() throws {
+        let count = 20_000
+        let empties = String(repeating: "<p/>", count: count)
+        let start = ContinuousClock.now
+        let after = try SSMLDocument.parse("<speak><p>One.</p>" + empties + "<p>Two.</p></speak>")
+        let before = try SSMLDocument.parse("<speak>" + empties + "<p>One.</p></speak>")
+        let elapsed = ContinuousClock.now - start
+        let joined = String(repeating: "<p></p>", count: count)
+        #expect(after.units == [.init(text: "One.", markup: "<speak><p>One.</p>" + joined + "</speak>"),
+                                .init(text: "Two.", markup: "<speak><p>Two.</p></speak>")])
+        #expect(before.units == [.init(text: "One.", markup: "<speak>" + joined + "<p>One.</p></speak>")])
+        // Linear in the document: a fraction of a second even in a debug build; the bound is generous.
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+    }
+
     @Test func detection() {
         #expect(Input.looksLikeSSML("<speak>hi</speak>"))
         #expect(Input.looksLikeSSML("\u{FEFF}  <?xml version=\"1.0\"?>\n<speak>hi</speak>"))
