@@ -11,6 +11,11 @@ import Synthesis
 /// - `<audio>` elements are replaced by their fallback content (their `<desc>` is dropped): eSpeak NG would
 ///   otherwise load the local file they name; `<lexicon>`, `<meta>` and `<metadata>` are dropped, and so is
 ///   `xml:base`, so no external reference reaches the engine;
+/// - text and attribute values, once their character references are decoded, get the cleaning of plain text
+///   (`TextCleaner.clean`: control characters read as spaces, terminal escapes dropped): a reference such as
+///   `&#1;` would otherwise reach eSpeak NG as the introducer of one of its embedded commands (U+0001
+///   followed by e.g. `20A`, which sets the amplitude to 20 of 100) and change the engine's settings for
+///   every later request;
 /// - text and attribute values are escaped again.
 ///
 /// Units: each top-level `<p>`, `<s>`, `<paragraph>` or `<sentence>` of `<speak>` is one unit, and each run of
@@ -105,7 +110,7 @@ struct SSMLDocument {
                 }
             case .text(let text):
                 guard depth > 0, dropDepth == 0 else { continue }
-                current.append(.text(text))
+                current.append(.text(TextCleaner.clean(text)))
             }
         }
         if !current.isEmpty { units.append(current) }
@@ -175,7 +180,7 @@ struct SSMLDocument {
     private static func startTag(_ name: String, _ attributes: [MarkupEvent.Attribute]) -> String {
         var tag = "<" + name
         for a in attributes where a.name != "xml:base" {
-            tag += " " + a.name + "=\"" + Markup.escape(a.value) + "\""
+            tag += " " + a.name + "=\"" + Markup.escape(TextCleaner.clean(a.value)) + "\""
         }
         return tag + ">"
     }

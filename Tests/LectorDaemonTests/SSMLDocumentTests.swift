@@ -73,6 +73,21 @@ import LectorCommon
         #expect(elapsed < .seconds(10), "\(elapsed)")
     }
 
+    @Test func controlCharactersFromReferencesAreCleanedLikePlainText() throws {
+        // U+0001 starts an eSpeak NG embedded command ("20A": amplitude 20); ESC [ … m is a terminal escape;
+        // U+0085 (NEL) is a C1 control.
+        let doc = try SSMLDocument.parse(#"<speak><p>Quiet &#1;20A now&#x1B;[31m red&#133;here.</p><p><prosody rate="&#1;20S" pitch="x&#x7F;y">Two&#9;tabs&#10;line.</prosody></p></speak>"#)
+        #expect(doc.units.map(\.text) == ["Quiet  20A now red here.", "Two\ttabs\nline."])
+        #expect(doc.units[1].markup == "<speak><p><prosody rate=\" 20S\" pitch=\"x y\">Two\ttabs\nline.</prosody></p></speak>")
+        for unit in doc.units {
+            // Nothing a control character could come back from: no character reference, no control character.
+            #expect(!unit.markup.contains("&#"), "\(unit.markup)")
+            let controls = unit.markup.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\t" && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+            #expect(controls.isEmpty, "\(unit.markup.debugDescription)")
+            #expect(SSMLText.content(of: unit.markup).text == unit.text)
+        }
+    }
+
     @Test func detection() {
         #expect(Input.looksLikeSSML("<speak>hi</speak>"))
         #expect(Input.looksLikeSSML("\u{FEFF}  <?xml version=\"1.0\"?>\n<speak>hi</speak>"))
