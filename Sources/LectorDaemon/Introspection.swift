@@ -22,7 +22,8 @@ enum Introspection {
         voice     s  eSpeak NG voice name or identifier (see ListVoices); sets the language when none is given
         rate      i  speaking rate in words per minute (80-450; default 175)
         pitch     i  base pitch 0-99 (default 50)
-        queue     b  append after what is being read instead of replacing it
+        queue     b  append after what is being read instead of replacing it; the queue holds at most 256
+                     texts and 32 MiB of text (UTF-8) together, until they are read or Stop empties it
         ssml      b  `text` is an SSML document (<speak>...</speak>), read in eSpeak NG's SSML mode
         title     s  a title for media widgets (default: the start of the text)
         url       s  the file:// URI the text came from, if any: a file read before starts again at the last
@@ -30,6 +31,7 @@ enum Introspection {
         from-start b  with url: start from the beginning, ignoring the bookmark
       Errors: org.lector.Lector1.Error.EmptyText (nothing readable), org.lector.Lector1.Error.UnknownLanguage,
       org.lector.Lector1.Error.UnknownVoice, org.lector.Lector1.Error.MalformedSSML (with line and column),
+      org.lector.Lector1.Error.QueueFull (with queue: the text does not fit in the queue; nothing changed),
       org.freedesktop.DBus.Error.InvalidArgs (bad option type or range).
     -->
     <method name="Speak">

@@ -133,6 +133,13 @@ final class LectorService: DBusObject {
     /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
     func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
         let atOnce = !options.queue || engine.manager.state == .stopped
+        if !atOnce {
+            // Refused before the text is read whole or prepared: a full queue costs the caller nothing here.
+            do { try engine.manager.checkQueue(bytes: text.utf8.count + (rest?.remainingBytes ?? 0)) } catch {
+                Log.message("refused a queued text: \(error.description)")
+                throw Self.dbusError(error)
+            }
+        }
         var text = text
         var rest = rest
         if let file = rest, options.ssml || !atOnce
@@ -163,7 +170,7 @@ final class LectorService: DBusObject {
         // The text read until now is freed once this one is on its way: freeing the ~10,000 sentences of a
         // 1 MB text takes ~0.35 ms, which fell between this request and its first sound.
         let replaced = engine.manager.current
-        try transition { m in m.speak(utterance, queue: options.queue) }
+        try transition { m throws(SpeechError) in try m.speak(utterance, queue: options.queue) }
         Self.freeLater(replaced)
         if engine.manager.current?.id == utterance.id {
             let start = utterance
@@ -182,10 +189,18 @@ final class LectorService: DBusObject {
     }
 
     private func transition(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(DBusError) {
-        do { try engine.apply(body) } catch {
-            throw DBusError(name: error == .nothingToPlay ? "org.lector.Lector1.Error.NothingToPlay" : "org.freedesktop.DBus.Error.InvalidArgs",
-                            message: error.description)
+        do { try engine.apply(body) } catch { throw Self.dbusError(error) }
+    }
+
+    /// The D-Bus error for `error` (names in data/org.lector.Lector1.xml).
+    private static func dbusError(_ error: SpeechError) -> DBusError {
+        let name: String
+        switch error {
+        case .nothingToPlay: name = "org.lector.Lector1.Error.NothingToPlay"
+        case .queueFull: name = "org.lector.Lector1.Error.QueueFull"
+        case .noSuchSentence: name = "org.freedesktop.DBus.Error.InvalidArgs"
         }
+        return DBusError(name: name, message: error.description)
     }
 
     /// Keeps `utterance` until 100 ms from now, so that freeing it does not delay what the main loop does next.

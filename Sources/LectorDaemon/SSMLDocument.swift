@@ -11,6 +11,11 @@ import Synthesis
 /// - `<audio>` elements are replaced by their fallback content (their `<desc>` is dropped): eSpeak NG would
 ///   otherwise load the local file they name; `<lexicon>`, `<meta>` and `<metadata>` are dropped, and so is
 ///   `xml:base`, so no external reference reaches the engine;
+/// - text and attribute values, once their character references are decoded, get the cleaning of plain text
+///   (`TextCleaner.clean`: control characters read as spaces, terminal escapes dropped): a reference such as
+///   `&#1;` would otherwise reach eSpeak NG as the introducer of one of its embedded commands (U+0001
+///   followed by e.g. `20A`, which sets the amplitude to 20 of 100) and change the engine's settings for
+///   every later request;
 /// - text and attribute values are escaped again.
 ///
 /// Units: each top-level `<p>`, `<s>`, `<paragraph>` or `<sentence>` of `<speak>` is one unit, and each run of
@@ -105,30 +110,30 @@ struct SSMLDocument {
                 }
             case .text(let text):
                 guard depth > 0, dropDepth == 0 else { continue }
-                current.append(.text(text))
+                current.append(.text(TextCleaner.clean(text)))
             }
         }
         if !current.isEmpty { units.append(current) }
 
         // A unit with no text (a lone <break>) joins the previous unit, at its end: eSpeak NG 1.51 ignores a
         // break at the start of a document, while one at the end replaces the sentence's closing pause.
-        // Before the first text it joins the first unit.
-        var built: [Unit] = []
-        var carried: [Token] = []
+        // Before the first text it joins the first unit. Each unit's inner markup is built once and appended
+        // to in place, so that a long run of empty units costs as much as their own markup (not a rebuild of
+        // the unit they join for each of them).
+        var texts: [String] = []
+        var inners: [String] = []
+        var carried = ""
         for tokens in units {
-            let all = carried + tokens
-            let unit = Self.unit(all, rootTag: rootTag)
-            if unit.text.isEmpty {
-                if let previous = built.popLast() {
-                    built.append(Self.unit(Self.tokens(ofMarkup: previous.markup, rootTag: rootTag) + tokens, rootTag: rootTag))
-                } else {
-                    carried = all
-                }
+            let (text, inner) = Self.content(tokens)
+            if text.isEmpty {
+                if inners.isEmpty { carried += inner } else { inners[inners.count - 1] += inner }
                 continue
             }
-            carried = []
-            built.append(unit)
+            texts.append(text)
+            inners.append(carried + inner)
+            carried = ""
         }
+        let built = zip(texts, inners).map { Unit(text: $0, markup: rootTag + $1 + "</speak>") }
         guard !built.isEmpty else {
             throw MarkupError(line: 1, column: 1, message: "the document has no text to read")
         }
@@ -175,14 +180,15 @@ struct SSMLDocument {
     private static func startTag(_ name: String, _ attributes: [MarkupEvent.Attribute]) -> String {
         var tag = "<" + name
         for a in attributes where a.name != "xml:base" {
-            tag += " " + a.name + "=\"" + Markup.escape(a.value) + "\""
+            tag += " " + a.name + "=\"" + Markup.escape(TextCleaner.clean(a.value)) + "\""
         }
         return tag + ">"
     }
 
-    /// The unit for `tokens`: its text is trimmed of white space at both ends by trimming the first and last
-    /// text tokens, so that the markup's content is exactly the unit's text.
-    private static func unit(_ tokens: [Token], rootTag: String) -> Unit {
+    /// The text and inner markup (without the root's tags) of the unit made of `tokens`: its text is trimmed
+    /// of white space at both ends by trimming the first and last text tokens, so that the markup's content
+    /// is exactly the unit's text. Linear in the tokens' length.
+    private static func content(_ tokens: [Token]) -> (text: String, inner: String) {
         var tokens = tokens
         if let first = tokens.firstIndex(where: { if case .text(let t) = $0 { return !t.allSatisfy(\.isWhitespace) } else { return false } }) {
             for i in 0..<first { if case .text = tokens[i] { tokens[i] = .text("") } }
@@ -197,20 +203,14 @@ struct SSMLDocument {
         } else {
             tokens = tokens.filter { if case .tag = $0 { return true } else { return false } }
         }
-        var markup = rootTag
+        var inner = ""
         for token in tokens {
             switch token {
-            case .tag(let t): markup += t
-            case .text(let t): markup += Markup.escape(t)
+            case .tag(let t): inner += t
+            case .text(let t): inner += Markup.escape(t)
             }
         }
-        markup += "</speak>"
-        return Unit(text: SSMLText.content(of: markup).text, markup: markup)
-    }
-
-    /// The tokens of a unit's markup, without the root's start and end tags (for merging a trailing break).
-    private static func tokens(ofMarkup markup: String, rootTag: String) -> [Token] {
-        let inner = String(markup.dropFirst(rootTag.count).dropLast("</speak>".count))
-        return [.tag(inner)] // already escaped markup: kept verbatim
+        // The root's tags have no content: the inner markup's content is the unit's.
+        return (SSMLText.content(of: inner).text, inner)
     }
 }

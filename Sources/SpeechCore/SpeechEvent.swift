@@ -61,12 +61,28 @@ public enum SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
     case nothingToPlay
     /// A sentence index outside the utterance.
     case noSuchSentence(Int)
+    /// `speak(_:queue: true)` of a text of `adding` bytes (UTF-8) that does not fit in the queue, which holds
+    /// `texts` texts of `bytes` bytes together (limits: `SpeechManager.maximumQueuedTexts`, `.maximumQueuedBytes`).
+    case queueFull(texts: Int, bytes: Int, adding: Int)
 
     /// One line, for people.
     public var description: String {
         switch self {
         case .nothingToPlay: return "nothing to play: no text has been given yet"
         case .noSuchSentence(let i): return "no sentence \(i == .max ? "past the end" : String(i + 1)) in this text"
+        case .queueFull(let texts, let bytes, let adding):
+            let limit = "at most \(SpeechManager.maximumQueuedTexts) texts and \(SpeechManager.maximumQueuedBytes >> 20) MiB"
+            if texts >= SpeechManager.maximumQueuedTexts {
+                return "the queue is full: \(texts) texts wait (\(limit)); `lector stop` empties it"
+            }
+            return "no room in the queue for a text of \(Self.mebibytes(adding)): \(texts) text\(texts == 1 ? "" : "s") of "
+                + "\(Self.mebibytes(bytes)) wait (\(limit)); `lector stop` empties it"
         }
+    }
+
+    /// `bytes` in MiB with one decimal, rounded up ("0.1 MiB" for a few bytes).
+    private static func mebibytes(_ bytes: Int) -> String {
+        let tenths = (bytes * 10 + (1 << 20) - 1) >> 20
+        return "\(tenths / 10).\(tenths % 10) MiB"
     }
 }

@@ -3,7 +3,8 @@
 /// Pure logic: every input is one method that updates the state and returns the actions its owner must carry
 /// out, in order (start a stream, cork, uncork, discard, emit events). Nothing here touches audio, D-Bus or time,
 /// so every transition is unit-tested. Semantics (see docs/ARCHITECTURE.md, "The state machine"):
-/// - `speak` replaces what is being read at once; with `queue: true` it appends instead.
+/// - `speak` replaces what is being read at once; with `queue: true` it appends instead, within the queue's
+///   limits (`maximumQueuedTexts`, `maximumQueuedBytes`; `checkQueue` asks before a text is prepared).
 /// - `pause` only from `reading`, `resume` only from `paused`; both idempotent.
 /// - `toggle`: reading → paused, paused → reading, stopped → the last text again from its beginning.
 /// - the end of the text → `stopped`, text kept for a replay; `stop` → `stopped`, position 0, audio discarded.
@@ -13,7 +14,18 @@ public struct SpeechManager: Sendable {
     /// The utterance being read, paused, or last read (kept after stop and after the end for a replay).
     public private(set) var current: Utterance?
     /// Utterances waiting their turn (`speak(_:queue: true)`), first next.
-    public private(set) var queue: [Utterance] = []
+    public private(set) var queue: [Utterance] = [] {
+        didSet { queuedBytes = queue.reduce(0) { $0 + $1.text.utf8.count } }
+    }
+    /// The UTF-8 bytes of the texts in `queue`.
+    public private(set) var queuedBytes = 0
+    /// At most this many texts wait in the queue (256): a client that queues more is refused
+    /// (`SpeechError.queueFull`) until the queue is read or stopped.
+    public static let maximumQueuedTexts = 256
+    /// At most this many bytes of text (UTF-8) wait in the queue, all texts together (32 MiB, as much as the
+    /// largest file Lector reads, `Input.maximumBytes`): a queued text is prepared whole, at a few times its
+    /// size in memory.
+    public static let maximumQueuedBytes = 32 << 20
     /// Index of the sentence being heard (or paused in, or to be read next after a jump); 0 when stopped.
     public private(set) var sentenceIndex: Int = 0
     /// True when the audio of the current utterance was lost while paused (the sound server went away):
@@ -29,13 +41,19 @@ public struct SpeechManager: Sendable {
     /// A manager with nothing loaded, `stopped`.
     public init() {}
 
-    /// Reads `utterance`: replaces the current one at once, or with `queue` appends it when something is
-    /// being read or paused (from `stopped` it starts at once either way).
-    public mutating func speak(_ utterance: Utterance, queue: Bool = false) -> [SpeechAction] {
-        if queue && state != .stopped {
-            self.queue.append(utterance)
-            return []
-        }
+    /// Reads `utterance` with `queue`: appends it when something is being read or paused, else (`stopped`,
+    /// or without `queue`) starts it at once like `speak(_:)`.
+    /// - Throws: `SpeechError.queueFull` when it would be appended to a full queue (see `checkQueue`); nothing
+    ///   changes then.
+    public mutating func speak(_ utterance: Utterance, queue: Bool) throws(SpeechError) -> [SpeechAction] {
+        guard queue && state != .stopped else { return speak(utterance) }
+        try checkQueue(bytes: utterance.text.utf8.count)
+        self.queue.append(utterance)
+        return []
+    }
+
+    /// Reads `utterance`: replaces the current one at once (and empties the queue).
+    public mutating func speak(_ utterance: Utterance) -> [SpeechAction] {
         var actions: [SpeechAction] = []
         if state != .stopped, let old = current {
             actions.append(.discard)
@@ -43,6 +61,18 @@ public struct SpeechManager: Sendable {
         }
         actions += dropQueue()
         return actions + begin(utterance)
+    }
+
+    /// Whether a text of `bytes` bytes (UTF-8) given to `speak(_:queue: true)` now would be accepted: it
+    /// would start at once (`stopped`), or the queue has room for one more text and for its bytes. Changes
+    /// nothing; the daemon asks before it prepares a text.
+    /// - Throws: `SpeechError.queueFull` when the queue already holds `maximumQueuedTexts` texts, or when its
+    ///   bytes and `bytes` together pass `maximumQueuedBytes`.
+    public func checkQueue(bytes: Int) throws(SpeechError) {
+        guard state != .stopped else { return }
+        if queue.count >= Self.maximumQueuedTexts || bytes > Self.maximumQueuedBytes - queuedBytes {
+            throw .queueFull(texts: queue.count, bytes: queuedBytes, adding: bytes)
+        }
     }
 
     /// reading → paused (cork). No effect in any other state.

@@ -58,6 +58,36 @@ import LectorCommon
         #expect(leading.units.map(\.markup) == [#"<speak><break time="2s"></break><p>One.</p></speak>"#, "<speak><p>Two.</p></speak>"])
     }
 
+    @Test func twentyThousandEmptyParagraphsJoinTheirNeighbourInLinearTime() throws {
+        let count = 20_000
+        let empties = String(repeating: "<p/>", count: count)
+        let start = ContinuousClock.now
+        let after = try SSMLDocument.parse("<speak><p>One.</p>" + empties + "<p>Two.</p></speak>")
+        let before = try SSMLDocument.parse("<speak>" + empties + "<p>One.</p></speak>")
+        let elapsed = ContinuousClock.now - start
+        let joined = String(repeating: "<p></p>", count: count)
+        #expect(after.units == [.init(text: "One.", markup: "<speak><p>One.</p>" + joined + "</speak>"),
+                                .init(text: "Two.", markup: "<speak><p>Two.</p></speak>")])
+        #expect(before.units == [.init(text: "One.", markup: "<speak>" + joined + "<p>One.</p></speak>")])
+        // Linear in the document: a fraction of a second even in a debug build; the bound is generous.
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+    }
+
+    @Test func controlCharactersFromReferencesAreCleanedLikePlainText() throws {
+        // U+0001 starts an eSpeak NG embedded command ("20A": amplitude 20); ESC [ … m is a terminal escape;
+        // U+0085 (NEL) is a C1 control.
+        let doc = try SSMLDocument.parse(#"<speak><p>Quiet &#1;20A now&#x1B;[31m red&#133;here.</p><p><prosody rate="&#1;20S" pitch="x&#x7F;y">Two&#9;tabs&#10;line.</prosody></p></speak>"#)
+        #expect(doc.units.map(\.text) == ["Quiet  20A now red here.", "Two\ttabs\nline."])
+        #expect(doc.units[1].markup == "<speak><p><prosody rate=\" 20S\" pitch=\"x y\">Two\ttabs\nline.</prosody></p></speak>")
+        for unit in doc.units {
+            // Nothing a control character could come back from: no character reference, no control character.
+            #expect(!unit.markup.contains("&#"), "\(unit.markup)")
+            let controls = unit.markup.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\t" && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+            #expect(controls.isEmpty, "\(unit.markup.debugDescription)")
+            #expect(SSMLText.content(of: unit.markup).text == unit.text)
+        }
+    }
+
     @Test func detection() {
         #expect(Input.looksLikeSSML("<speak>hi</speak>"))
         #expect(Input.looksLikeSSML("\u{FEFF}  <?xml version=\"1.0\"?>\n<speak>hi</speak>"))

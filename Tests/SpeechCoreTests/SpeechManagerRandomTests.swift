@@ -90,7 +90,7 @@ private struct EventGrammar {
 @Suite("SpeechManager: random sequences")
 struct SpeechManagerRandomTests {
     @Test(arguments: [1, 2, 3, 0xC0FFEE] as [UInt64])
-    func invariantsHoldOverRandomInputs(seed: UInt64) {
+    func invariantsHoldOverRandomInputs(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
         var m = SpeechManager()
         var output = FakeOutput()
@@ -109,7 +109,7 @@ struct SpeechManagerRandomTests {
                 let u = makeUtterance(nextID, sentences: Int.random(in: 1...4, using: &rng))
                 nextID += 1
                 let queue = Bool.random(using: &rng)
-                actions = m.speak(u, queue: queue)
+                actions = try m.speak(u, queue: queue)
                 everSpoken = true
                 if queue && before.state != .stopped {
                     #expect(actions == [] && m.queue == before.queue + [u], "step \(step): queue")

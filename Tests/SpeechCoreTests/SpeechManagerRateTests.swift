@@ -40,10 +40,10 @@ struct RateTests {
         #expect(m.resume() == [.uncork, .emit(.resumed(utterance: 1))])
     }
 
-    @Test func pitchChangesTheSameWay() {
+    @Test func pitchChangesTheSameWay() throws {
         var m = SpeechManager()
         _ = m.speak(u1)
-        _ = m.speak(u2, queue: true)
+        _ = try m.speak(u2, queue: true)
         #expect(m.changePitch(70) == [.changeProsody(withPitch(u1, 70))])
         #expect(m.changePitch(70) == [])
         #expect(m.queue.map(\.pitch) == [70])
@@ -52,10 +52,10 @@ struct RateTests {
         #expect(m.current?.pitch == 20)
     }
 
-    @Test func voiceChangesTheCurrentTextOnly() {
+    @Test func voiceChangesTheCurrentTextOnly() throws {
         var m = SpeechManager()
         _ = m.speak(u1)
-        _ = m.speak(u2, queue: true)
+        _ = try m.speak(u2, queue: true)
         var expected = u1
         expected.voices = [UtteranceVoice(language: "de", name: "German", engineVoice: "gmw/de")]
         #expect(m.changeVoice(engineVoice: "gmw/de", name: "German", language: "de") == [.changeProsody(expected)])
@@ -86,10 +86,10 @@ struct RateTests {
         #expect(try m.play() == [.start(withRate(u1, 250), sentence: 0, corked: false), .emit(.started(utterance: 1))])
     }
 
-    @Test func queuedTextsTakeTheNewRate() {
+    @Test func queuedTextsTakeTheNewRate() throws {
         var m = SpeechManager()
         _ = m.speak(u1)
-        _ = m.speak(u2, queue: true)
+        _ = try m.speak(u2, queue: true)
         _ = m.changeRate(90)
         #expect(m.queue.map(\.rate) == [90])
         #expect(m.reachedEnd() == [

@@ -88,13 +88,13 @@ struct SpeakTests {
     }
 
     @Test(arguments: [false, true])
-    func replacingDropsTheQueueAndStopsEachQueuedText(fromPaused: Bool) {
+    func replacingDropsTheQueueAndStopsEachQueuedText(fromPaused: Bool) throws {
         // A client waiting for a queued text must learn that it will not be read: each gets `stopped`,
         // after the current text's own `stopped`, in queue order, before the new text starts.
         var m = fromPaused ? paused() : reading()
-        _ = m.speak(u2, queue: true)
+        _ = try m.speak(u2, queue: true)
         let u4 = makeUtterance(4)
-        _ = m.speak(u4, queue: true)
+        _ = try m.speak(u4, queue: true)
         #expect(m.speak(u3) == [
             .discard, .emit(.stopped(utterance: 1)),
             .emit(.stopped(utterance: 2)), .emit(.stopped(utterance: 4)),
@@ -106,27 +106,27 @@ struct SpeakTests {
         #expect(m.state == .stopped)
     }
 
-    @Test func queueAppendsWhileReading() {
+    @Test func queueAppendsWhileReading() throws {
         var m = reading()
-        #expect(m.speak(u2, queue: true) == [])
-        #expect(m.speak(u3, queue: true) == [])
+        #expect(try m.speak(u2, queue: true) == [])
+        #expect(try m.speak(u3, queue: true) == [])
         #expect(m.state == .reading)
         #expect(m.current == u1)
         #expect(m.queue == [u2, u3])
     }
 
-    @Test func queueAppendsWhilePaused() {
+    @Test func queueAppendsWhilePaused() throws {
         var m = paused()
-        #expect(m.speak(u2, queue: true) == [])
+        #expect(try m.speak(u2, queue: true) == [])
         #expect(m.state == .paused)
         #expect(m.current == u1)
         #expect(m.queue == [u2])
     }
 
     @Test(arguments: [0, 1, 2])
-    func queueFromStoppedStartsAtOnce(kind: Int) {
+    func queueFromStoppedStartsAtOnce(kind: Int) throws {
         var m = [SpeechManager(), stopped(), finished()][kind]
-        #expect(m.speak(u2, queue: true) == [.start(u2, sentence: 0, corked: false), .emit(.started(utterance: 2))])
+        #expect(try m.speak(u2, queue: true) == [.start(u2, sentence: 0, corked: false), .emit(.started(utterance: 2))])
         #expect(m.state == .reading)
         #expect(m.current == u2)
         #expect(m.queue.isEmpty)
@@ -243,10 +243,10 @@ struct PauseResumeTests {
 @Suite("SpeechManager: stop and the end")
 struct StopAndEndTests {
     @Test(arguments: [false, true])
-    func stopDiscardsAndKeepsTheText(fromPaused: Bool) {
+    func stopDiscardsAndKeepsTheText(fromPaused: Bool) throws {
         var m = fromPaused ? paused() : reading()
         _ = m.sentenceHeard(2)
-        _ = m.speak(u2, queue: true)
+        _ = try m.speak(u2, queue: true)
         #expect(m.stop() == [.discard, .emit(.stopped(utterance: 1)), .emit(.stopped(utterance: 2))])
         #expect(m.state == .stopped)
         #expect(m.sentenceIndex == 0)
@@ -257,8 +257,8 @@ struct StopAndEndTests {
 
     @Test func stopStopsEveryQueuedTextInQueueOrderAndNoneIsReadLater() throws {
         var m = reading()
-        _ = m.speak(u3, queue: true)
-        _ = m.speak(u2, queue: true)
+        _ = try m.speak(u3, queue: true)
+        _ = try m.speak(u2, queue: true)
         #expect(m.stop() == [.discard, .emit(.stopped(utterance: 1)),
                              .emit(.stopped(utterance: 3)), .emit(.stopped(utterance: 2))])
         // The text kept for a replay is the current one; the dropped ones never come back.
@@ -291,10 +291,10 @@ struct StopAndEndTests {
         #expect(m.current == u1)
     }
 
-    @Test func endWithQueueFinishesThenStartsTheNext() {
+    @Test func endWithQueueFinishesThenStartsTheNext() throws {
         var m = reading()
-        _ = m.speak(u2, queue: true)
-        _ = m.speak(u3, queue: true)
+        _ = try m.speak(u2, queue: true)
+        _ = try m.speak(u3, queue: true)
         _ = m.sentenceHeard(2)
         #expect(m.reachedEnd() == [
             .emit(.finished(utterance: 1)),
@@ -423,11 +423,11 @@ struct HeardTests {
 @Suite("SpeechManager: failures")
 struct FailureTests {
     @Test(arguments: [false, true])
-    func failedStopsWithAFatalError(fromPaused: Bool) {
+    func failedStopsWithAFatalError(fromPaused: Bool) throws {
         var m = fromPaused ? paused() : reading()
         _ = m.sentenceHeard(2)
-        _ = m.speak(u2, queue: true)
-        _ = m.speak(u3, queue: true)
+        _ = try m.speak(u2, queue: true)
+        _ = try m.speak(u3, queue: true)
         // The current text ends with its fatal error; each queued one, never started, only gets `stopped`.
         #expect(m.failed("no worker") == [
             .discard, .emit(.error(utterance: 1, message: "no worker", fatal: true)),
@@ -445,9 +445,9 @@ struct FailureTests {
         #expect(m.failed("no worker") == [.discard, .emit(.error(utterance: 1, message: "no worker", fatal: true))])
     }
 
-    @Test func outputLostKeepsTheQueue() {
+    @Test func outputLostKeepsTheQueue() throws {
         var m = reading()
-        _ = m.speak(u2, queue: true)
+        _ = try m.speak(u2, queue: true)
         #expect(m.outputLost("gone") == [
             .discard, .emit(.error(utterance: 1, message: "gone", fatal: false)), .emit(.paused(utterance: 1)),
         ])
