@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CGio
 import Testing
 @testable import GLibKit
 
@@ -267,5 +268,89 @@ extension MainLoopTests {
         var lost = false
         _ = connection.ownName("not a name", onAcquired: {}, onLost: { lost = true })
         #expect(spin { lost })
+    }
+}
+
+/// Drops every method call that reaches a connection (a GDBus message filter that returns NULL), so the
+/// peer owning a name never answers, as a hung program would.
+private func dropIncomingCalls(on connection: DBusConnection) {
+    _ = g_dbus_connection_add_filter(connection.connection, { _, message, incoming, _ in
+        guard incoming != 0, let message else { return message }
+        if g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL {
+            g_object_unref(UnsafeMutableRawPointer(message))
+            return nil
+        }
+        return message
+    }, nil, nil)
+}
+
+extension MainLoopTests {
+    @Test func callsMethodsWithoutWaiting() throws {
+        let bus = try PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        let object = TestObject()
+        let registration = try connection.register(object, path: "/org/lector/Test", interface: "org.lector.Test",
+                                                   introspectionXML: xml)
+        defer { registration.unregister() }
+        let other = try DBusConnection.connect(address: bus.address)
+
+        // A reply with its out-arguments, on the main loop, after call returned.
+        var echoed: Result<[Variant], DBusError>?
+        let echo = other.call(destination: connection.uniqueName, path: "/org/lector/Test",
+                              interface: "org.lector.Test", method: "Echo",
+                              arguments: [.string("héllo"), .int32(42)]) { echoed = $0 }
+        #expect(echoed == nil)
+        #expect(echo.isPending)
+        #expect(spin { echoed != nil })
+        #expect(try echoed?.get() == [.string("héllo"), .int64(42)])
+        #expect(!echo.isPending)
+
+        // Remote errors keep their name and lose GDBus's prefix; invalid names come later, from the loop.
+        var failed: DBusError?
+        other.call(destination: connection.uniqueName, path: "/org/lector/Test", interface: "org.lector.Test",
+                   method: "Fail") { if case .failure(let e) = $0 { failed = e } }
+        var noOwner: DBusError?
+        other.call(destination: "org.lector.Nobody", path: "/", interface: "org.lector.X", method: "Y",
+                   autoStart: false) { if case .failure(let e) = $0 { noOwner = e } }
+        var invalid: DBusError?
+        other.call(destination: "org.lector.Test", path: "no path", interface: "org.lector.Test",
+                   method: "Echo") { if case .failure(let e) = $0 { invalid = e } }
+        #expect(invalid == nil)
+        #expect(spin { failed != nil && noOwner != nil && invalid != nil })
+        #expect(failed?.name == "org.lector.Test.Error.Custom")
+        #expect(failed?.message == "custom failure")
+        #expect(noOwner?.name == "org.freedesktop.DBus.Error.NameHasNoOwner")
+        #expect(invalid?.name == "org.freedesktop.DBus.Error.InvalidArgs")
+
+        // A peer that never answers: the call returns at once, the loop keeps serving, and the time-out
+        // comes back as NoReply.
+        let hung = try DBusConnection.connect(address: bus.address)
+        dropIncomingCalls(on: hung)
+        let before = MainContext.monotonicMicroseconds
+        var late: DBusError?
+        other.call(destination: hung.uniqueName, path: "/org/lector/Test", interface: "org.lector.Test",
+                   method: "Echo", arguments: [.string("x"), .int32(1)], timeoutMilliseconds: 300) {
+            if case .failure(let e) = $0 { late = e }
+        }
+        #expect(MainContext.monotonicMicroseconds - before < 100_000)
+        var answered: Result<[Variant], DBusError>?
+        other.call(destination: connection.uniqueName, path: "/org/lector/Test", interface: "org.lector.Test",
+                   method: "Echo", arguments: [.string("meanwhile"), .int32(2)]) { answered = $0 }
+        #expect(spin { answered != nil })
+        #expect(late == nil)
+        #expect(spin { late != nil })
+        #expect(late?.name == "org.freedesktop.DBus.Error.NoReply")
+        #expect(MainContext.monotonicMicroseconds - before >= 300_000)
+
+        // A cancelled call never calls its closure.
+        var cancelledCalled = false
+        let cancelled = other.call(destination: hung.uniqueName, path: "/org/lector/Test",
+                                   interface: "org.lector.Test", method: "Echo",
+                                   arguments: [.string("x"), .int32(1)]) { _ in cancelledCalled = true }
+        cancelled.cancel()
+        cancelled.cancel()
+        #expect(!cancelled.isPending)
+        spin(milliseconds: 200) { false }
+        #expect(!cancelledCalled)
     }
 }
