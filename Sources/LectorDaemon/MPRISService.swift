@@ -15,10 +15,6 @@ final class MPRISService: DBusDeferringObject {
     static let playerInterface = Names.mprisPlayerInterface
     /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
     static let noTrack = Names.mprisNoTrack
-    /// `xesam:asText` carries at most this many characters of the text: Metadata is sent again with every
-    /// sentence (its `xesam:title`), to every listener. 64 K characters cost the daemon ~11 M instructions per
-    /// sentence to send, and each media widget as much to parse; 4 K characters are a few paragraphs.
-    static let maximumAsText = 4_096
 
     private let engine: ReadingEngine
     private let lector: LectorService
@@ -28,8 +24,6 @@ final class MPRISService: DBusDeferringObject {
     private let artURL: String?
     /// Shown in the metadata as `lector:sleepTimer` while set.
     var sleepTimer: SleepTimer?
-    /// `xesam:asText` of the last utterance whose metadata was made.
-    private var asTextCache: (utterance: UInt64, text: String)?
     /// Who may open which file by OpenUri (`OpenPolicy`), and the facts it judges.
     private lazy var openGate = OpenUriGate { [weak self] sender, done in
         guard let connection = self?.connection else { return done(.failure(.failed("no connection to the bus"))) }
@@ -256,22 +250,15 @@ final class MPRISService: DBusDeferringObject {
         }
         let sentence = u.sentences[min(engine.manager.sentenceIndex, u.sentences.count - 1)].text
         let voice = u.voice(ofSentence: engine.manager.sentenceIndex) // a text may change language per paragraph
-        // Whether the text is longer than maximumAsText, without counting all of it (a 1 MB text took ~30 ms on
-        // every announcement), and once per text (64 K characters still cost ~0.5 ms on each announcement).
-        let asText: String
-        if let cached = asTextCache, cached.utterance == u.id {
-            asText = cached.text
-        } else {
-            let cut = u.text.index(u.text.startIndex, offsetBy: Self.maximumAsText, limitedBy: u.text.endIndex)
-            asText = cut.map { $0 < u.text.endIndex ? String(u.text[..<$0]) + "…" : u.text } ?? u.text
-            asTextCache = (u.id, asText)
-        }
+        // Every client on the bus may read Metadata, sandboxed apps allowed to talk to media players included:
+        // it carries of the text only what a widget shows, the sentence being read (README, "Who may open what").
+        let title = sentence.split(whereSeparator: \.isNewline).joined(separator: " ")
         var d: [String: Variant] = [
             "mpris:trackid": .objectPath(trackID),
             "mpris:length": .int64(engine.length),
-            "xesam:title": .string(sentence.split(whereSeparator: \.isNewline).joined(separator: " ")),
+            "xesam:title": .string(title),
             "xesam:album": .string(u.title),
-            "xesam:asText": .string(asText),
+            "xesam:asText": .string(title),
             "xesam:language": .string(voice.language),
             "xesam:artist": .strings([voice.name]),
         ]

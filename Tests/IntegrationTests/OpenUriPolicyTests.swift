@@ -40,7 +40,7 @@ extension Integration {
         }
 
         /// What the bus publishes of the text: MPRIS Metadata and Lector's Text, as any client reads them.
-        static func published(_ session: PrivateSession) async throws -> String {
+        static func published(_ session: PrivateSession) async throws -> (metadata: String, text: String) {
             let metadata = try await session.run(
                 "gdbus",
                 ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector", "--object-path", "/org/mpris/MediaPlayer2",
@@ -49,7 +49,7 @@ extension Integration {
                 "gdbus",
                 ["call", "--session", "--dest", "org.lector.Lector", "--object-path", "/org/lector/Lector",
                  "--method", "org.freedesktop.DBus.Properties.Get", "org.lector.Lector1", "Text"], timeout: 10)
-            return metadata.stdout + text.stdout
+            return (metadata.stdout, text.stdout)
         }
 
         @Test("OpenUri of a key in a hidden folder, directly or through a link, is refused: AccessDenied, nothing read or published")
@@ -67,9 +67,11 @@ extension Integration {
                 let status = try await session.status()
                 #expect(status.exitStatus == 0 && status.state == "stopped", "after OpenUri \(path): \(status)")
                 #expect(await session.recorder.waitForSpeech(after: mark, timeout: 1) == nil, "OpenUri \(path) was heard")
-                let published = try await Self.published(session)
-                #expect(!published.contains(Self.marker) && !published.contains("PRIVATE KEY"),
-                        "OpenUri \(path) published the key: \(published.prefix(600))")
+                let (metadata, text) = try await Self.published(session)
+                for published in [metadata, text] {
+                    #expect(!published.contains(Self.marker) && !published.contains("PRIVATE KEY"),
+                            "OpenUri \(path) published the key: \(published.prefix(600))")
+                }
             }
             #expect(session.runningDaemon?.isRunning ?? true, "the daemon died: \(session.daemonLogs())")
         }
@@ -89,7 +91,7 @@ extension Integration {
             }
         }
 
-        @Test("OpenUri of a text file reads it; `lector read --file` of the key in the hidden folder still reads it")
+        @Test("OpenUri of a text file reads it, publishing the sentence, not the text; `lector read --file` of the hidden key still reads it")
         func textReadAndUserUnrestricted() async throws {
             let session = try PrivateSession.require()
             try await session.ensureDaemon()
@@ -100,6 +102,10 @@ extension Integration {
             #expect(call.status == 0, "\(call)")
             #expect(try await session.status().state == "reading")
             #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "OpenUri of a text: nothing heard")
+            // MPRIS Metadata, which every client may read, carries the sentence being read, not the text.
+            let (metadata, _) = try await Self.published(session)
+            #expect(metadata.contains("xesam:asText") && !metadata.contains("Another sentence there. A third one"),
+                    "Metadata carries more than a sentence: \(metadata)")
             try await session.quiesce()
 
             mark = session.recorder.mark()
