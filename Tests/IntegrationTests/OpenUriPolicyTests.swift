@@ -4,9 +4,9 @@ import Testing
 extension Integration {
     /// MPRIS OpenUri's policy (README, "Who may open what"), on the real daemon: a caller on the bus cannot
     /// make Lector read and publish a key from a hidden folder or a binary file, while a text is read and
-    /// `lector read --file` by the user reads anything regular. (Sandboxed callers are refused by the same
-    /// code before the file is looked at; no Flatpak or snapd here, so that branch is unit-tested in
-    /// LectorDaemonTests/OpenPolicyTests.)
+    /// `lector read --file` by the user reads anything regular; a caller whose root holds `/.flatpak-info`
+    /// (Flatpak's marker, made here with a private mount namespace and chroot: no Flatpak installed) names no
+    /// file. Snaps need AppArmor: that branch is unit-tested in LectorDaemonTests/OpenPolicyTests.
     @Suite(.privateSession)
     struct OpenUriPolicy {
         static let marker = "SECRETMARKER"
@@ -89,6 +89,53 @@ extension Integration {
                 let status = try await session.status()
                 #expect(status.exitStatus == 0 && status.state == "stopped", "after OpenUri \(path): \(status)")
             }
+        }
+
+        /// A shell script that runs `gdbus call --address BUS ARGS…` from a root of its own holding
+        /// `/.flatpak-info`, as a Flatpak app's root does: a user and mount namespace (the user mapped to itself,
+        /// so the bus sees the same user), a tmpfs with the system folders bound in, then chroot.
+        static let sandboxed = #"""
+            root=$1 bus=$2; shift 2
+            mount -t tmpfs tmpfs "$root" || exit 97
+            for d in usr lib lib32 lib64 bin sbin etc tmp proc; do
+                [ -e "/$d" ] && [ ! -L "/$d" ] || continue
+                mkdir -p "$root/$d" && mount --rbind "/$d" "$root/$d" || exit 97
+            done
+            for d in lib lib32 lib64 bin sbin; do [ -L "/$d" ] && ln -s "$(readlink "/$d")" "$root/$d"; done
+            printf '[Application]\nname=org.example.Sandboxed\n' > "$root/.flatpak-info"
+            exec chroot "$root" gdbus call --address "$bus" "$@"
+            """#
+
+        @Test("OpenUri from a caller whose root holds /.flatpak-info is refused before the file is looked at; a plain caller is not")
+        func flatpakCallerRefused() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            try await session.quiesce()
+            let home = try Self.makeHome(session)
+            let root = session.directory.appendingPathComponent("sandbox-root")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            let method = ["--dest", "org.mpris.MediaPlayer2.lector", "--object-path", "/org/mpris/MediaPlayer2",
+                          "--method", "org.mpris.MediaPlayer2.Player.OpenUri"]
+            let probe = try await session.run("unshare", ["--map-current-user", "--mount", "/bin/sh", "-c", Self.sandboxed,
+                                                          "sh", root.path, session.busAddress, "--dest", "org.freedesktop.DBus",
+                                                          "--object-path", "/org/freedesktop/DBus", "--method",
+                                                          "org.freedesktop.DBus.GetId"], timeout: 10)
+            try #require(probe.status == 0, "cannot make a sandboxed caller here (user namespaces?): \(probe)")
+            for path in [home.path + "/docs/notes.txt", home.path + "/.ssh/id_rsa", home.path + "/no such file.txt"] {
+                let mark = session.recorder.mark()
+                let call = try await session.run("unshare", ["--map-current-user", "--mount", "/bin/sh", "-c", Self.sandboxed,
+                                                             "sh", root.path, session.busAddress] + method
+                                                             + [URL(fileURLWithPath: path).absoluteString], timeout: 10)
+                // The same refusal whatever the file: a sandboxed caller learns nothing of it.
+                #expect(call.status != 0 && call.stderr.contains("org.freedesktop.DBus.Error.AccessDenied")
+                        && call.stderr.contains("a Flatpak app may not open files by name"), "OpenUri \(path): \(call)")
+                let status = try await session.status()
+                #expect(status.exitStatus == 0 && status.state == "stopped", "after OpenUri \(path): \(status)")
+                #expect(await session.recorder.waitForSpeech(after: mark, timeout: 0.5) == nil, "OpenUri \(path) was heard")
+            }
+            let plain = try await Self.openUri(session, home.path + "/docs/notes.txt")
+            #expect(plain.status == 0, "\(plain)")
+            try await session.quiesce()
         }
 
         @Test("OpenUri of a text file reads it, publishing the sentence, not the text; `lector read --file` of the hidden key still reads it")
