@@ -1,7 +1,7 @@
 import GLibKit
 
 /// Who may make the daemon open which file by its name: the policy of MPRIS `OpenUri` (README, "Who may open
-/// what"). Pure: the facts are gathered by `OpenUriRequest`; `lector read --file` and `SpeakFile` are not
+/// what"). Pure: the facts are gathered by `OpenUriGate`; `lector read --file` and `SpeakFile` are not
 /// subject to it (their caller opened the file itself and passes the descriptor).
 ///
 /// The daemon reads files with the user's rights and publishes what it reads (the sentence being read goes
@@ -97,7 +97,7 @@ enum OpenPolicy {
     }
 }
 
-/// What the policy needs to know of a file, gathered from the open descriptor by `OpenUriRequest`.
+/// What the policy needs to know of a file, gathered from the open descriptor by `OpenUriGate`.
 struct FileFacts: Equatable {
     /// The path as the caller named it, made absolute.
     var path: String
