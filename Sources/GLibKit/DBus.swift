@@ -549,6 +549,15 @@ private final class ExportedObject {
         vtable.initialize(to: GDBusInterfaceVTable())
         vtable.pointee.method_call = { _, sender, _, interface, method, parameters, invocation, pointer in
             let exported = Unmanaged<ExportedObject>.fromOpaque(pointer!).takeUnretainedValue()
+            let interfaceName = String(cString: interface!), methodName = String(cString: method!)
+            // Calls a `DBusDeferringObject` answers later (DBusDeferredReply.swift).
+            if interfaceName != "org.freedesktop.DBus.Properties", let deferring = exported.object as? DBusDeferringObject,
+               deferring.answersLater(method: methodName, interface: interfaceName) {
+                deferring.call(method: methodName, interface: interfaceName, arguments: Variant.children(of: parameters!),
+                               sender: sender.map { String(cString: $0) } ?? "",
+                               reply: DBusPendingReply(invocation: invocation!, what: interfaceName + "." + methodName))
+                return
+            }
             let reply = exported.reply(sender: sender.map { String(cString: $0) } ?? "",
                                        interface: String(cString: interface!), method: String(cString: method!),
                                        arguments: Variant.children(of: parameters!), invocation: invocation!,

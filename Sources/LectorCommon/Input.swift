@@ -79,16 +79,17 @@ public enum Input {
     /// cannot be swapped between the check and the read); files on the device of a pseudo file system;
     /// files larger than `maximumBytes` (checked before and while reading).
     public static func readFile(_ path: String) -> Result<Text, Failure> {
-        switch openFile(path) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let file):
-            switch contents(file.descriptor, size: file.size, what: path) {
-            case .failure(let failure): return .failure(failure)
-            case .success(let decoded):
-                let text = TextCleaner.clean(decoded)
-                let ssml = file.title?.lowercased().hasSuffix(".ssml") == true || looksLikeSSML(text)
-                return .success(Text(text: text, title: file.title, url: file.url, ssml: ssml))
-            }
+        openFile(path).flatMap { read($0, what: path) }
+    }
+
+    /// The text of a file opened and checked by `openFile`, read from its current offset as `readFile` reads
+    /// it (at most `maximumBytes`, cleaned, titled with its name, with its URI); `what` names it in the
+    /// failure's message.
+    public static func read(_ file: OpenFile, what: String) -> Result<Text, Failure> {
+        contents(file.descriptor, size: file.size, what: what).map { decoded in
+            let text = TextCleaner.clean(decoded)
+            let ssml = file.title?.lowercased().hasSuffix(".ssml") == true || looksLikeSSML(text)
+            return Text(text: text, title: file.title, url: file.url, ssml: ssml)
         }
     }
 
@@ -112,6 +113,24 @@ public enum Input {
         }
 
         deinit { close(descriptor) }
+
+        /// The file's first bytes (at most `count`), read with `pread`, so the descriptor's offset does not
+        /// move; empty when it cannot be read.
+        public func head(_ count: Int) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: count)
+            let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+            return Array(bytes.prefix(max(0, n)))
+        }
+
+        /// The path of the file actually opened, symbolic links resolved: the kernel's name of the open
+        /// descriptor (`/proc/self/fd/N`), which no change to the links after opening can alter; nil when it
+        /// cannot be read.
+        public var resolvedPath: String? {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+            guard n > 0 else { return nil }
+            return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
 
         /// Whether the file is an SSML document: its name ends in `.ssml`, or its first 4 KiB look like one
         /// (`looksLikeSSML`); read with `pread`, so the descriptor's offset does not move.

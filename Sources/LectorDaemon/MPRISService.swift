@@ -9,16 +9,12 @@ import SpeechCore
 ///
 /// Mapping: PlaybackStatus Playing/Paused/Stopped = reading/paused/stopped; Next/Previous move by sentence;
 /// Rate 1.0 = the default speaking rate (175 wpm); Volume = stream volume; Position = audio heard (µs).
-final class MPRISService: DBusObject {
+final class MPRISService: DBusDeferringObject {
     static let path = Names.mprisPath
     static let rootInterface = "org.mpris.MediaPlayer2"
     static let playerInterface = Names.mprisPlayerInterface
     /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
     static let noTrack = Names.mprisNoTrack
-    /// `xesam:asText` carries at most this many characters of the text: Metadata is sent again with every
-    /// sentence (its `xesam:title`), to every listener. 64 K characters cost the daemon ~11 M instructions per
-    /// sentence to send, and each media widget as much to parse; 4 K characters are a few paragraphs.
-    static let maximumAsText = 4_096
 
     private let engine: ReadingEngine
     private let lector: LectorService
@@ -28,8 +24,11 @@ final class MPRISService: DBusObject {
     private let artURL: String?
     /// Shown in the metadata as `lector:sleepTimer` while set.
     var sleepTimer: SleepTimer?
-    /// `xesam:asText` of the last utterance whose metadata was made.
-    private var asTextCache: (utterance: UInt64, text: String)?
+    /// Who may open which file by OpenUri (`OpenPolicy`), and the facts it judges.
+    private lazy var openGate = OpenUriGate { [weak self] sender, done in
+        guard let connection = self?.connection else { return done(.failure(.failed("no connection to the bus"))) }
+        Self.credentials(of: sender, on: connection, done)
+    }
 
     init(engine: ReadingEngine, lector: LectorService, quit: @escaping () -> Void) {
         self.engine = engine
@@ -82,9 +81,6 @@ final class MPRISService: DBusObject {
             // Spec: ignored for a track that is not the current one, and for a position outside [0, length].
             guard track == trackID, position >= 0, position <= engine.length else { break }
             try seek(to: position)
-        case (Self.playerInterface, "OpenUri"):
-            guard let uri = arguments.first?.string else { throw .invalidArgs("OpenUri takes (s uri)") }
-            try open(uri)
         default:
             throw .unknownMethod("no method \(method) in \(interface)")
         }
@@ -143,14 +139,49 @@ final class MPRISService: DBusObject {
         connection?.emitSignal(path: Self.path, interface: Self.playerInterface, name: "Seeked", arguments: [.int64(engine.position)])
     }
 
-    private func open(_ uri: String) throws(DBusError) {
+    // MARK: OpenUri, answered once the caller is known
+
+    func answersLater(method: String, interface: String) -> Bool {
+        interface == Self.playerInterface && method == "OpenUri"
+    }
+
+    /// OpenUri: the URI is checked at once; then the caller's credentials are asked of the bus (without
+    /// blocking), and `OpenPolicy` decides whether the caller may name files, then whether this file is read.
+    func call(method: String, interface: String, arguments: [Variant], sender: String, reply: DBusPendingReply) {
+        guard let uri = arguments.first?.string else { return reply.fail(.invalidArgs("OpenUri takes (s uri)")) }
         guard uri.lowercased().hasPrefix("file:"), let path = fileURIToPath(uri) else {
-            throw .notSupported("only file: URIs can be opened (got '\(uri.prefix(200))')")
+            return reply.fail(.notSupported("only file: URIs can be opened (got '\(uri.prefix(200))')"))
         }
+        openGate.identify(sender) { [weak self] caller in
+            guard let self else { return reply.fail(.failed("the player is gone")) }
+            if case .refused(let why) = OpenPolicy.decide(caller: caller) {
+                Log.message("\(why) (OpenUri from \(sender))")
+                return reply.fail(OpenUriGate.denied(why))
+            }
+            do throws(DBusError) {
+                try self.open(uri, path: path)
+                reply.succeed()
+            } catch {
+                if error.name == "org.freedesktop.DBus.Error.AccessDenied" { Log.message("\(error.message) (OpenUri from \(sender))") }
+                reply.fail(error)
+            }
+        }
+    }
+
+    /// The credentials of `sender` (`org.freedesktop.DBus.GetConnectionCredentials`), asked without blocking.
+    private static func credentials(of sender: String, on connection: DBusConnection,
+                                    _ done: @escaping (Result<[Variant], DBusError>) -> Void) {
+        connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                        interface: "org.freedesktop.DBus", method: "GetConnectionCredentials",
+                        arguments: [.string(sender)], reply: done)
+    }
+
+    /// Reads the file at `path` (named by `uri`) if the policy allows it (`OpenUriGate.read`).
+    private func open(_ uri: String, path: String) throws(DBusError) {
         let input: Input.Text
-        switch Input.readFile(path) {
+        switch OpenUriGate.read(path: path) {
         case .success(let text): input = text
-        case .failure(let error): throw .failed(error.message)
+        case .failure(let error): throw error
         }
         var options = SpeakOptions()
         options.title = input.title
@@ -219,22 +250,15 @@ final class MPRISService: DBusObject {
         }
         let sentence = u.sentences[min(engine.manager.sentenceIndex, u.sentences.count - 1)].text
         let voice = u.voice(ofSentence: engine.manager.sentenceIndex) // a text may change language per paragraph
-        // Whether the text is longer than maximumAsText, without counting all of it (a 1 MB text took ~30 ms on
-        // every announcement), and once per text (64 K characters still cost ~0.5 ms on each announcement).
-        let asText: String
-        if let cached = asTextCache, cached.utterance == u.id {
-            asText = cached.text
-        } else {
-            let cut = u.text.index(u.text.startIndex, offsetBy: Self.maximumAsText, limitedBy: u.text.endIndex)
-            asText = cut.map { $0 < u.text.endIndex ? String(u.text[..<$0]) + "…" : u.text } ?? u.text
-            asTextCache = (u.id, asText)
-        }
+        // Every client on the bus may read Metadata, sandboxed apps allowed to talk to media players included:
+        // it carries of the text only what a widget shows, the sentence being read (README, "Who may open what").
+        let title = sentence.split(whereSeparator: \.isNewline).joined(separator: " ")
         var d: [String: Variant] = [
             "mpris:trackid": .objectPath(trackID),
             "mpris:length": .int64(engine.length),
-            "xesam:title": .string(sentence.split(whereSeparator: \.isNewline).joined(separator: " ")),
+            "xesam:title": .string(title),
             "xesam:album": .string(u.title),
-            "xesam:asText": .string(asText),
+            "xesam:asText": .string(title),
             "xesam:language": .string(voice.language),
             "xesam:artist": .strings([voice.name]),
         ]
