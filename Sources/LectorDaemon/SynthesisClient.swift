@@ -97,7 +97,6 @@ final class SynthesisClient {
     /// Requests sent (or to be sent) and not yet answered with `.end`/`.failed`, oldest first: the worker
     /// carries them out in this order.
     private var outstanding: [Entry] = []
-    private var nextTag: UInt32 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     /// Deaths and hangs since a request last completed.
     private var failures = 0
@@ -130,16 +129,14 @@ final class SynthesisClient {
         if process != nil { send(request) }
     }
 
-    /// Asks for `text` to be synthesized (as an SSML document when `ssml`); returns the tag its frames will carry.
-    func synthesize(_ text: String, ssml: Bool = false) -> UInt32 {
-        let tag = nextTag
-        nextTag = nextTag == UInt32.max ? 1 : nextTag + 1
+    /// Asks for `text` to be synthesized (as an SSML document when `ssml`); its frames carry `tag`, which the
+    /// caller chooses and does not reuse while the request is outstanding.
+    func synthesize(_ text: String, tag: UInt32, ssml: Bool = false) {
         let request: WorkerRequest = ssml ? .synthesizeSSML(tag: tag, markup: text) : .synthesize(tag: tag, text: text)
         if !hasWork { lastProgress = MainContext.monotonicMicroseconds }
         outstanding.append(Entry(tag: tag, request: request, configuration: configuration))
         if process == nil { startIfAllowed() } else { send(request) }
         armWatchdog()
-        return tag
     }
 
     /// Gives up the requests `tags`: none of their frames is delivered any more, and the worker stops working

@@ -1,5 +1,5 @@
 import Testing
-@testable import LectorDaemon
+@testable import SpeechCore
 
 /// Word starts (samples) of "Every evening, before the sky turns grey, a small motor wakes and the lamp at the
 /// top begins to glow." at 175 wpm as eSpeak NG 1.51 synthesizes it in a fresh worker, and again after it has
