@@ -5,8 +5,8 @@ import Synthesis
 
 /// Carries out what the two pure cores decide: `SpeechManager` (the states) and `ReadingTimeline` (the
 /// run's timeline). It feeds them their inputs (calls, frames from the worker, the stream's writable space and
-/// played samples, ticks, the sound going away) and carries out their actions on the worker
-/// (`SynthesisClient`), the sound (`Playback`) and the timers. All of it runs on the GLib main loop.
+/// played samples, ticks, the sound going away) and carries out their actions on the engine (`SpeechEngine`),
+/// the sound (`Playback`) and the timers. All of it runs on the GLib main loop.
 final class ReadingEngine {
     /// eSpeak NG 1.51 renders 22,050 Hz mono.
     static let sampleRate = 22_050
@@ -23,12 +23,12 @@ final class ReadingEngine {
     var prepareRest: (() -> Void)?
 
     private let playback: Playback
-    private let synthesis: SynthesisClient
+    private let synthesis: any SpeechEngine
     private var tick: Source?
     /// Closes the stream after a long pause.
     private var release: Source?
 
-    init(server: SoundServer, synthesis: SynthesisClient) {
+    init(server: SoundServer, synthesis: any SpeechEngine) {
         playback = Playback(server: server, sampleRate: Self.sampleRate)
         self.synthesis = synthesis
         synthesis.onFrame = { [unowned self] frame in
@@ -59,7 +59,7 @@ final class ReadingEngine {
         perform(actions)
     }
 
-    /// Starts the synthesis worker if it does not run yet (see `SynthesisClient.startEarly`).
+    /// Starts the speech engine if it does not run yet (see `SpeechEngine.startEarly`).
     func startSynthesis() { synthesis.startEarly() }
 
     /// Replaces the start of utterance `id`'s text with the whole text (`SpeechManager.complete`).

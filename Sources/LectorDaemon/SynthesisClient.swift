@@ -141,7 +141,7 @@ final class SynthesisClient {
 
     /// Gives up the requests `tags`: none of their frames is delivered any more, and the worker stops working
     /// on them (see ``WorkerRequest/cancel(tag:)``). Unknown and answered tags are ignored.
-    func cancel(_ tags: some Sequence<UInt32>) {
+    func cancel(_ tags: [UInt32]) {
         let now = MainContext.monotonicMicroseconds
         for tag in tags {
             guard let i = outstanding.firstIndex(where: { $0.tag == tag }), outstanding[i].abandonedAt == nil else { continue }
