@@ -36,37 +36,52 @@ struct SSMLDocument {
     var language: String?
 
     /// Elements dropped with their content.
-    private static let dropped: Set<String> = ["desc", "lexicon", "meta", "metadata"]
+    fileprivate static let dropped: Set<String> = ["desc", "lexicon", "meta", "metadata"]
     /// Elements dropped, their content kept.
-    private static let unwrapped: Set<String> = ["audio"]
+    fileprivate static let unwrapped: Set<String> = ["audio"]
     /// Top-level elements that are a unit of their own.
-    private static let blocks: Set<String> = ["p", "s", "paragraph", "sentence"]
+    fileprivate static let blocks: Set<String> = ["p", "s", "paragraph", "sentence"]
 
     /// Parses and rebuilds `source`.
     /// - Throws: `MarkupError` (line and column) for a malformed document, a DOCTYPE, a root other than
     ///   `<speak>`, or a document with no text to read.
     static func parse(_ source: String) throws(MarkupError) -> SSMLDocument {
-        // Refused before parsing, so that the DOCTYPE (not an entity it declares) is what the error names.
+        var builder = UnitBuilder()
+        for event in try events(source) { try builder.add(event) }
+        builder.finish()
+        let built = joined(builder.units, rootTag: builder.rootTag)
+        guard !built.isEmpty else {
+            throw MarkupError(line: 1, column: 1, message: "the document has no text to read")
+        }
+        return SSMLDocument(units: built, language: builder.language)
+    }
+
+    /// GMarkup's events for `source`, a DOCTYPE refused before parsing, so that it (not an entity it
+    /// declares) is what the error names.
+    private static func events(_ source: String) throws(MarkupError) -> [MarkupEvent] {
         if let at = Self.position(of: "<!DOCTYPE", in: source) {
             throw MarkupError(line: at.line, column: at.column, message: "DOCTYPE and entity declarations are not allowed in SSML")
         }
-        let events: [MarkupEvent]
-        do { events = try Markup.events(source) } catch {
+        do { return try Markup.events(source) } catch {
             // GMarkup's own words for text before the root ("… an element (e.g. <book>)") are about any XML.
             guard error.message.hasPrefix("Document must begin with an element") else { throw error }
             throw MarkupError(line: error.line, column: error.column,
                               message: "an SSML document starts with <speak> (after an optional XML prolog)")
         }
+    }
+
+    /// Cuts the parse into units of tokens, rebuilding the markup Lector keeps.
+    private struct UnitBuilder {
         var rootTag = ""
         var language: String?
-        var depth = 0
-        var dropDepth = 0 // > 0 while inside a dropped element
-        var rootSeen = false
         var units: [[Token]] = []
-        var current: [Token] = []
-        var inBlock = false
+        private var current: [Token] = []
+        private var depth = 0
+        private var dropDepth = 0 // > 0 while inside a dropped element
+        private var rootSeen = false
+        private var inBlock = false
 
-        for event in events {
+        mutating func add(_ event: MarkupEvent) throws(MarkupError) {
             switch event.kind {
             case .passthrough(let text):
                 let head = text.prefix(9).uppercased()
@@ -75,33 +90,21 @@ struct SSMLDocument {
                                       message: "DOCTYPE and entity declarations are not allowed in SSML")
                 }
             case .start(let name, let attributes):
-                if depth == 0 {
-                    guard !rootSeen else {
-                        throw MarkupError(line: event.line, column: event.column, message: "a second root element <\(name)>")
-                    }
-                    guard name == "speak" else {
-                        throw MarkupError(line: event.line, column: event.column, message: "the root element is <\(name)>, not <speak>")
-                    }
-                    rootSeen = true
-                    language = attributes.first { $0.name == "xml:lang" }?.value
-                    rootTag = Self.startTag(name, attributes)
-                    depth = 1
-                    continue
-                }
+                if depth == 0 { return try root(name, attributes, at: event) }
                 depth += 1
-                if dropDepth > 0 || Self.dropped.contains(name) { dropDepth += 1; continue }
-                if Self.unwrapped.contains(name) { continue }
-                if depth == 2 && Self.blocks.contains(name) {
+                if dropDepth > 0 || SSMLDocument.dropped.contains(name) { dropDepth += 1; return }
+                if SSMLDocument.unwrapped.contains(name) { return }
+                if depth == 2 && SSMLDocument.blocks.contains(name) {
                     if !current.isEmpty { units.append(current) }
                     current = []
                     inBlock = true
                 }
-                current.append(.tag(Self.startTag(name, attributes)))
+                current.append(.tag(SSMLDocument.startTag(name, attributes)))
             case .end(let name):
                 depth -= 1
-                if depth == 0 { continue }
-                if dropDepth > 0 { dropDepth -= 1; continue }
-                if Self.unwrapped.contains(name) { continue }
+                if depth == 0 { return }
+                if dropDepth > 0 { dropDepth -= 1; return }
+                if SSMLDocument.unwrapped.contains(name) { return }
                 current.append(.tag("</\(name)>"))
                 if depth == 1 && inBlock {
                     units.append(current)
@@ -109,17 +112,36 @@ struct SSMLDocument {
                     inBlock = false
                 }
             case .text(let text):
-                guard depth > 0, dropDepth == 0 else { continue }
+                guard depth > 0, dropDepth == 0 else { return }
                 current.append(.text(TextCleaner.clean(text)))
             }
         }
-        if !current.isEmpty { units.append(current) }
 
-        // A unit with no text (a lone <break>) joins the previous unit, at its end: eSpeak NG 1.51 ignores a
-        // break at the start of a document, while one at the end replaces the sentence's closing pause.
-        // Before the first text it joins the first unit. Each unit's inner markup is built once and appended
-        // to in place, so that a long run of empty units costs as much as their own markup (not a rebuild of
-        // the unit they join for each of them).
+        private mutating func root(_ name: String, _ attributes: [MarkupEvent.Attribute], at event: MarkupEvent) throws(MarkupError) {
+            guard !rootSeen else {
+                throw MarkupError(line: event.line, column: event.column, message: "a second root element <\(name)>")
+            }
+            guard name == "speak" else {
+                throw MarkupError(line: event.line, column: event.column, message: "the root element is <\(name)>, not <speak>")
+            }
+            rootSeen = true
+            language = attributes.first { $0.name == "xml:lang" }?.value
+            rootTag = SSMLDocument.startTag(name, attributes)
+            depth = 1
+        }
+
+        mutating func finish() {
+            if !current.isEmpty { units.append(current) }
+            current = []
+        }
+    }
+
+    /// The units with text, each wrapped in `rootTag`. A unit with no text (a lone <break>) joins the previous
+    /// unit, at its end: eSpeak NG 1.51 ignores a break at the start of a document, while one at the end
+    /// replaces the sentence's closing pause. Before the first text it joins the first unit. Each unit's inner
+    /// markup is built once and appended to in place, so that a long run of empty units costs as much as their
+    /// own markup (not a rebuild of the unit they join for each of them).
+    private static func joined(_ units: [[Token]], rootTag: String) -> [Unit] {
         var texts: [String] = []
         var inners: [String] = []
         var carried = ""
@@ -133,11 +155,7 @@ struct SSMLDocument {
             inners.append(carried + inner)
             carried = ""
         }
-        let built = zip(texts, inners).map { Unit(text: $0, markup: rootTag + $1 + "</speak>") }
-        guard !built.isEmpty else {
-            throw MarkupError(line: 1, column: 1, message: "the document has no text to read")
-        }
-        return SSMLDocument(units: built, language: language)
+        return zip(texts, inners).map { Unit(text: $0, markup: rootTag + $1 + "</speak>") }
     }
 
     /// The utterance text (the units' texts, one per line) and its sentences, one per unit.
@@ -175,9 +193,9 @@ struct SSMLDocument {
 
     // MARK: building units
 
-    private enum Token { case tag(String), text(String) }
+    fileprivate enum Token { case tag(String), text(String) }
 
-    private static func startTag(_ name: String, _ attributes: [MarkupEvent.Attribute]) -> String {
+    fileprivate static func startTag(_ name: String, _ attributes: [MarkupEvent.Attribute]) -> String {
         var tag = "<" + name
         for a in attributes where a.name != "xml:base" {
             tag += " " + a.name + "=\"" + Markup.escape(TextCleaner.clean(a.value)) + "\""
