@@ -62,19 +62,7 @@ public final class Daemon {
             printError("cannot connect to the session bus: \(error)")
             return 1
         }
-        let notifier = FailureNotifier(connection: connection)
-        let sleepTimer = SleepTimer(engine: engine)
-        sleepTimer.onChange = { [unowned self] in self.scheduleAnnouncement() }
-        lector.sleepTimer = sleepTimer
-        let bookmarks = Bookmarks(engine: engine)
-        lector.bookmarks = bookmarks
-        mpris.sleepTimer = sleepTimer
-        engine.onEvent = { [unowned self] event, position in
-            self.lector.emit(event, position: position)
-            notifier.observe(event)
-            sleepTimer.observe(event)
-            bookmarks.observe(event)
-        }
+        let bookmarks = wire(connection)
         keeper?.restore()
         ducking = Ducking(mode: duckingMode, server: server, connection: connection, persistent: !instance)
         engine.onChange = { [unowned self] in
@@ -90,32 +78,7 @@ public final class Daemon {
             printError("cannot export Lector's D-Bus object: \(error)")
             return 1
         }
-        var acquired = false
-        let ownMPRIS = { [unowned self] in
-            mprisOwnership = connection.ownName(mprisName, onAcquired: { [unowned self] in
-                Log.message("media keys and desktop widgets reach Lector as \(self.mprisName)")
-            }, onLost: { [unowned self] in
-                Log.warning("cannot own \(self.mprisName): another program has it; media keys will not reach Lector")
-            })
-        }
-        if instance {
-            ownMPRIS()
-        } else {
-          ownership = connection.ownName(Names.bus, onAcquired: {
-            acquired = true
-            Log.message("reading for this session as \(Names.bus)")
-            self.ducking?.restoreLeftovers()
-            ownMPRIS()
-          }, onLost: { [unowned self] in
-            if acquired {
-                Log.warning("lost the bus name \(Names.bus); exiting")
-            } else {
-                printError("another Lector daemon already runs on this session bus")
-            }
-            self.exitCode = 1
-            self.loop.quit()
-          })
-        }
+        ownNames(on: connection)
         // Reconnects by itself after a loss: 0.5 s, then up to every 5 s (see SoundServer.keepConnected).
         server.keepConnected(firstDelayMilliseconds: 500, maximumDelayMilliseconds: 5000)
         for signal in [SIGTERM, SIGINT, SIGHUP] {
@@ -136,6 +99,53 @@ public final class Daemon {
         connection.flush()
         server.disconnect()
         return exitCode
+    }
+
+    /// Connects what follows the reading's events to them: D-Bus signals, the failure notification, the sleep
+    /// timer, bookmarks.
+    private func wire(_ connection: DBusConnection) -> Bookmarks {
+        let notifier = FailureNotifier(connection: connection)
+        let sleepTimer = SleepTimer(engine: engine)
+        sleepTimer.onChange = { [unowned self] in self.scheduleAnnouncement() }
+        lector.sleepTimer = sleepTimer
+        let bookmarks = Bookmarks(engine: engine)
+        lector.bookmarks = bookmarks
+        mpris.sleepTimer = sleepTimer
+        engine.onEvent = { [unowned self] event, position in
+            self.lector.emit(event, position: position)
+            notifier.observe(event)
+            sleepTimer.observe(event)
+            bookmarks.observe(event)
+        }
+        return bookmarks
+    }
+
+    /// Asks for Lector's bus name, then the MPRIS one (a separate instance: the MPRIS one only); losing
+    /// Lector's name ends the daemon.
+    private func ownNames(on connection: DBusConnection) {
+        var acquired = false
+        let ownMPRIS = { [unowned self] in
+            mprisOwnership = connection.ownName(mprisName, onAcquired: { [unowned self] in
+                Log.message("media keys and desktop widgets reach Lector as \(self.mprisName)")
+            }, onLost: { [unowned self] in
+                Log.warning("cannot own \(self.mprisName): another program has it; media keys will not reach Lector")
+            })
+        }
+        guard !instance else { return ownMPRIS() }
+        ownership = connection.ownName(Names.bus, onAcquired: {
+            acquired = true
+            Log.message("reading for this session as \(Names.bus)")
+            self.ducking?.restoreLeftovers()
+            ownMPRIS()
+        }, onLost: { [unowned self] in
+            if acquired {
+                Log.warning("lost the bus name \(Names.bus); exiting")
+            } else {
+                printError("another Lector daemon already runs on this session bus")
+            }
+            self.exitCode = 1
+            self.loop.quit()
+        })
     }
 
     /// Puts other audio back before exiting: the main loop runs again (D-Bus calls are still answered) until
