@@ -126,16 +126,23 @@ public final class PlaybackStream {
 
     /// Samples played so far by this stream, as heard: `pa_stream_get_time` converted at `sampleRate`, clamped
     /// to 0...`writtenSamples`, never decreasing, frozen while corked. 0 before playback starts; keeps its last
-    /// value after `close()` or a failure.
+    /// value after `close()` or a failure. A time more than a second past what was written is not a time this
+    /// stream can have played (libpulse's timing, just after the stream starts, can be far off) and is ignored.
     public var playedSamples: Int64 {
         guard phase == .ready, hasPlayed, let stream else { return lastPlayed }
         var usec: pa_usec_t = 0
-        if pa_stream_get_time(stream, &usec) == 0 {
-            let samples = Int64(clamping: usec) / 1000 * Int64(sampleRate) / 1000
-                + Int64(clamping: usec % 1000) * Int64(sampleRate) / 1_000_000
+        if pa_stream_get_time(stream, &usec) == 0, let samples = Self.samples(microseconds: usec, rate: sampleRate),
+           samples <= writtenSamples + Int64(sampleRate) {
             lastPlayed = max(lastPlayed, min(samples, writtenSamples))
         }
         return lastPlayed
+    }
+
+    /// `microseconds` of audio at `rate` Hz, in samples; nil when that does not fit in an Int64.
+    static func samples(microseconds: pa_usec_t, rate: Int) -> Int64? {
+        let (product, overflow) = (microseconds / 1000).multipliedReportingOverflow(by: UInt64(rate))
+        guard !overflow, product / 1000 <= UInt64(Int64.max / 2) else { return nil }
+        return Int64(product / 1000) + Int64(microseconds % 1000) * Int64(rate) / 1_000_000
     }
 
     /// The sink input index on the server (`pa_stream_get_index`), nil until the stream is ready and after it

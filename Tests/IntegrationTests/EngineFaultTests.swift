@@ -76,6 +76,7 @@ extension Integration {
                 + "The fourth sentence ends it."
             #expect(try await session.lector(["read", "--lang", "en", text]).status == 0)
             let seen = await Self.watch(bus, daemon: daemon.pid, timeout: 30)
+            print("abort in the middle: slowest answer \(String(format: "%.3f", seen.slowestAnswer)) s, \(seen.unanswered) unanswered, at most \(seen.mostWorkers) workers, sentences \(seen.sentences.sorted())")
             #expect(seen.unanswered == 0 && seen.slowestAnswer < 1, "slowest answer \(seen.slowestAnswer) s, \(seen.unanswered) unanswered\n\(session.daemonLogs())")
             #expect(seen.mostWorkers <= 1, "\(seen.mostWorkers) workers at once")
             #expect(seen.sentences.isSuperset(of: [2, 3]), "sentences heard: \(seen.sentences.sorted())\n\(session.daemonLogs())")
@@ -119,6 +120,7 @@ extension Integration {
                 killed.insert(worker)
                 kills += 1
             }
+            print("50 kills: \(kills) in \(String(format: "%.1f", seconds(ContinuousClock.now - began))) s, at most \(mostWorkers) workers, slowest answer \(String(format: "%.3f", slowest)) s, waits for a new worker \(waits.map { String(format: "%.2f", $0) })")
             #expect(kills == 50, "only \(kills) kills in 120 s\n\(session.daemonLogs())")
             // Back-off: once failures pile up, a new worker waits up to a second; never a busy loop.
             let late = waits.dropFirst(10)
@@ -176,6 +178,7 @@ extension Integration {
             let mark = session.recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", "A new text is heard at once."]).status == 0)
             let heard = await session.recorder.waitForSpeech(after: mark, timeout: 5)
+            print("hung engine: after Stop, a new text heard after \(secs(heard))")
             #expect(heard != nil && heard! < 1.0, "new text heard after \(secs(heard))\n\(session.daemonLogs())")
         }
 
@@ -200,6 +203,7 @@ extension Integration {
             let mark = session.recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", "A new text is heard at once."]).status == 0)
             let heard = await session.recorder.waitForSpeech(after: mark, timeout: 5)
+            print("SIGSTOPped worker: after Stop, a new text heard after \(secs(heard))")
             #expect(heard != nil && heard! < 1.0, "new text heard after \(secs(heard))\n\(session.daemonLogs())")
             #expect(!Load.children(daemon.pid).contains(worker), "the stopped worker is still the daemon's child")
         }
@@ -228,6 +232,7 @@ extension Integration {
             let mark = session.recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", "Heard at once."]).status == 0)
             let heard = await session.recorder.waitForSpeech(after: mark, timeout: 10)
+            print("400 KB SSML paragraph: daemon peak RSS \(peak) KiB over 4 s; after Stop, the next text heard after \(secs(heard))")
             #expect(heard != nil && heard! < 0.5, "next text heard after \(secs(heard))\n\(session.daemonLogs())")
         }
     }
