@@ -57,14 +57,21 @@ public final class Daemon {
         // Large transient buffers (a 1 MB text as a D-Bus message, as a String, as the saved copy) go back to
         // the system when freed instead of staying in the heap (see Memory.fixLargeBlockThreshold).
         Memory.fixLargeBlockThreshold()
-        let connection: DBusConnection
-        do { connection = try DBusConnection.session() } catch {
+        // The MPRIS name on a connection of its own, which exports the player only: a sandboxed app allowed to
+        // talk to media players (org.mpris.MediaPlayer2.*) reaches that connection, not Lector1 and its Text.
+        // Lector's connection exports the player too, for the command line's Seek and Next.
+        let connection: DBusConnection, mprisConnection: DBusConnection
+        do {
+            connection = try DBusConnection.session()
+            mprisConnection = try DBusConnection.separateSession()
+        } catch {
             printError("cannot connect to the session bus: \(error)")
             return 1
         }
         let bookmarks = wire(connection)
         keeper?.restore()
-        ducking = Ducking(mode: duckingMode, server: server, connection: connection, persistent: !instance)
+        // Other players are paused from the MPRIS connection, which is then the one left out as Lector's own.
+        ducking = Ducking(mode: duckingMode, server: server, connection: mprisConnection, persistent: !instance)
         engine.onChange = { [unowned self] in
             self.ducking?.follow(self.engine.manager.state)
             self.scheduleAnnouncement()
@@ -74,11 +81,12 @@ public final class Daemon {
         do {
             try lector.export(on: connection)
             try mpris.export(on: connection)
+            try mpris.export(on: mprisConnection)
         } catch {
             printError("cannot export Lector's D-Bus object: \(error)")
             return 1
         }
-        ownNames(on: connection)
+        ownNames(on: connection, mpris: mprisConnection)
         // Reconnects by itself after a loss: 0.5 s, then up to every 5 s (see SoundServer.keepConnected).
         server.keepConnected(firstDelayMilliseconds: 500, maximumDelayMilliseconds: 5000)
         for signal in [SIGTERM, SIGINT, SIGHUP] {
@@ -97,6 +105,7 @@ public final class Daemon {
         mprisOwnership?.release()
         ownership?.release()
         connection.flush()
+        mprisConnection.flush()
         server.disconnect()
         return exitCode
     }
@@ -120,12 +129,12 @@ public final class Daemon {
         return bookmarks
     }
 
-    /// Asks for Lector's bus name, then the MPRIS one (a separate instance: the MPRIS one only); losing
-    /// Lector's name ends the daemon.
-    private func ownNames(on connection: DBusConnection) {
+    /// Asks for Lector's bus name on `connection`, then the MPRIS one on `mpris` (a separate instance: the
+    /// MPRIS one only); losing Lector's name ends the daemon.
+    private func ownNames(on connection: DBusConnection, mpris: DBusConnection) {
         var acquired = false
         let ownMPRIS = { [unowned self] in
-            mprisOwnership = connection.ownName(mprisName, onAcquired: { [unowned self] in
+            mprisOwnership = mpris.ownName(mprisName, onAcquired: { [unowned self] in
                 Log.message("media keys and desktop widgets reach Lector as \(self.mprisName)")
             }, onLost: { [unowned self] in
                 Log.warning("cannot own \(self.mprisName): another program has it; media keys will not reach Lector")

@@ -19,7 +19,10 @@ final class MPRISService: DBusDeferringObject {
     private let engine: ReadingEngine
     private let lector: LectorService
     private let quit: () -> Void
-    private weak var connection: DBusConnection?
+    /// The connections it is exported on, weakly: Lector's own (for the command line's Seek and Next) and the
+    /// one that owns the MPRIS name (for everyone else, sandboxed players' clients included).
+    private var exportedOn: [() -> DBusConnection?] = []
+    private var connection: DBusConnection? { exportedOn.lazy.compactMap { $0() }.first }
     private var announced: [String: [String: Variant]] = [:]
     private let artURL: String?
     /// Shown in the metadata as `lector:sleepTimer` while set.
@@ -37,9 +40,10 @@ final class MPRISService: DBusDeferringObject {
         artURL = Self.findIcon().flatMap(pathToFileURI)
     }
 
-    /// Exports both interfaces on `connection` (before the MPRIS name is owned).
+    /// Exports both interfaces on `connection` (before the MPRIS name is owned); may be called for several
+    /// connections, and then signals go out on each.
     func export(on connection: DBusConnection) throws(GLibError) {
-        self.connection = connection
+        exportedOn.append { [weak connection] in connection }
         _ = try connection.register(self, path: Self.path, interface: Self.rootInterface, introspectionXML: Introspection.mpris)
         _ = try connection.register(self, path: Self.path, interface: Self.playerInterface, introspectionXML: Introspection.mpris)
         announced = [Self.rootInterface: rootProperties(), Self.playerInterface: playerProperties()]
@@ -136,7 +140,9 @@ final class MPRISService: DBusDeferringObject {
     }
 
     private func seeked() {
-        connection?.emitSignal(path: Self.path, interface: Self.playerInterface, name: "Seeked", arguments: [.int64(engine.position)])
+        for connection in exportedOn.compactMap({ $0() }) {
+            connection.emitSignal(path: Self.path, interface: Self.playerInterface, name: "Seeked", arguments: [.int64(engine.position)])
+        }
     }
 
     // MARK: OpenUri, answered once the caller is known
@@ -276,7 +282,9 @@ final class MPRISService: DBusDeferringObject {
             let changed = now.filter { before[$0.key] != $0.value }
             guard !changed.isEmpty else { continue }
             announced[interface] = now
-            connection?.emitPropertiesChanged(path: Self.path, interface: interface, changed: changed)
+            for connection in exportedOn.compactMap({ $0() }) {
+                connection.emitPropertiesChanged(path: Self.path, interface: interface, changed: changed)
+            }
         }
     }
 

@@ -161,5 +161,30 @@ extension Integration {
             #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "lector read --file: nothing heard")
             try await session.quiesce()
         }
+
+        @Test("Lector1 (its Text, Speak, SpeakFile) cannot be reached through the MPRIS name or its owner: a sandbox allowed to talk to media players sees the player only")
+        func mprisNameReachesThePlayerOnly() async throws {
+            let session = try PrivateSession.require()
+            try await session.ensureDaemon()
+            try await session.ensureMPRIS()
+            let bus = try BusConnection(address: session.busAddress)
+            _ = bus.lector("Speak", "('A private letter, read aloud.', @a{sv} {})")
+            let mpris = try #require(bus.owner("org.mpris.MediaPlayer2.lector"))
+            let lector = try #require(bus.owner("org.lector.Lector"))
+            #expect(mpris != lector, "one connection owns both names")
+            for destination in ["org.mpris.MediaPlayer2.lector", mpris] {
+                let text = bus.call(destination, "/org/lector/Lector", "org.freedesktop.DBus.Properties", "Get",
+                                    "('org.lector.Lector1', 'Text')")
+                #expect(text.value == nil && text.errorName != nil, "Text through \(destination): \(text)")
+                let speak = bus.call(destination, "/org/lector/Lector", "org.lector.Lector1", "Speak", "('x', @a{sv} {})")
+                #expect(speak.value == nil, "Speak through \(destination): \(speak)")
+            }
+            // Both still answer on their own names.
+            #expect(bus.lectorText == "A private letter, read aloud.")
+            let status = bus.call("org.mpris.MediaPlayer2.lector", "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties",
+                                  "Get", "('org.mpris.MediaPlayer2.Player', 'PlaybackStatus')")
+            #expect(status.value != nil, "\(status)")
+            try await session.quiesce()
+        }
     }
 }
