@@ -15,7 +15,9 @@ public enum MPRIS {
 
     /// The root interface's methods.
     public enum RootMethod: String, WireMethod {
+        /// Brings the player's window forward (Lector has none).
         case raise = "Raise"
+        /// Ends the player.
         case quit = "Quit"
 
         /// Neither takes arguments.
@@ -26,14 +28,23 @@ public enum MPRIS {
 
     /// The root interface's properties.
     public enum RootProperty: String, WireProperty {
+        /// Whether Quit works.
         case canQuit = "CanQuit"
+        /// Whether the window is full-screen.
         case fullscreen = "Fullscreen"
+        /// Whether Fullscreen can be set.
         case canSetFullscreen = "CanSetFullscreen"
+        /// Whether Raise works.
         case canRaise = "CanRaise"
+        /// Whether the TrackList interface is implemented.
         case hasTrackList = "HasTrackList"
+        /// The player's name for people.
         case identity = "Identity"
+        /// The desktop entry's basename.
         case desktopEntry = "DesktopEntry"
+        /// The URI schemes OpenUri takes.
         case supportedUriSchemes = "SupportedUriSchemes"
+        /// The MIME types OpenUri takes.
         case supportedMimeTypes = "SupportedMimeTypes"
 
         /// Identity and DesktopEntry are text, the supported schemes and types lists of text, the rest booleans.
@@ -51,14 +62,23 @@ public enum MPRIS {
 
     /// The player interface's methods.
     public enum PlayerMethod: String, WireMethod {
+        /// The next track (Lector: sentence).
         case next = "Next"
+        /// The previous track (Lector: sentence).
         case previous = "Previous"
+        /// Pauses.
         case pause = "Pause"
+        /// Pauses or plays.
         case playPause = "PlayPause"
+        /// Stops.
         case stop = "Stop"
+        /// Plays.
         case play = "Play"
+        /// Moves by an offset.
         case seek = "Seek"
+        /// Moves to a position in a track.
         case setPosition = "SetPosition"
+        /// Opens and plays a URI.
         case openUri = "OpenUri"
 
         /// Seek: an offset in µs; SetPosition: (track id, µs); OpenUri: the URI.
@@ -77,20 +97,35 @@ public enum MPRIS {
 
     /// The player interface's properties.
     public enum PlayerProperty: String, WireProperty {
+        /// `PlaybackStatus`.
         case playbackStatus = "PlaybackStatus"
+        /// "None", "Track" or "Playlist".
         case loopStatus = "LoopStatus"
+        /// The playback rate, a multiplier.
         case rate = "Rate"
+        /// Whether tracks play in random order.
         case shuffle = "Shuffle"
+        /// The current track's metadata.
         case metadata = "Metadata"
+        /// The volume, linear.
         case volume = "Volume"
+        /// The position in the track, µs.
         case position = "Position"
+        /// The lowest Rate.
         case minimumRate = "MinimumRate"
+        /// The highest Rate.
         case maximumRate = "MaximumRate"
+        /// Whether Next has an effect.
         case canGoNext = "CanGoNext"
+        /// Whether Previous has an effect.
         case canGoPrevious = "CanGoPrevious"
+        /// Whether Play has an effect.
         case canPlay = "CanPlay"
+        /// Whether Pause has an effect.
         case canPause = "CanPause"
+        /// Whether Seek and SetPosition have an effect.
         case canSeek = "CanSeek"
+        /// Whether the player can be controlled at all.
         case canControl = "CanControl"
 
         /// PlaybackStatus and LoopStatus are text, the rates and Volume doubles, Position µs, Metadata a
@@ -120,8 +155,11 @@ public enum MPRIS {
 
     /// The values of PlaybackStatus.
     public enum PlaybackStatus: String, Sendable {
+        /// Reading.
         case playing = "Playing"
+        /// Paused.
         case paused = "Paused"
+        /// Stopped.
         case stopped = "Stopped"
     }
 

@@ -49,7 +49,23 @@ extension SpeakOptions {
     /// The keys of Speak's and SpeakFile's `options` (`a{sv}`), in the order data/org.lector.Lector1.xml
     /// lists them; each option is one field of `SpeakOptions`.
     public enum Key: String, CaseIterable, Sendable {
-        case language, voice, rate, pitch, queue, ssml, title, url
+        /// `SpeakOptions.language`.
+        case language
+        /// `SpeakOptions.voice`.
+        case voice
+        /// `SpeakOptions.rate`.
+        case rate
+        /// `SpeakOptions.pitch`.
+        case pitch
+        /// `SpeakOptions.queue`.
+        case queue
+        /// `SpeakOptions.ssml`.
+        case ssml
+        /// `SpeakOptions.title`.
+        case title
+        /// `SpeakOptions.url`.
+        case url
+        /// `SpeakOptions.fromStart`.
         case fromStart = "from-start"
 
         /// The D-Bus type of the key's value: "s", "i" or "b".
@@ -83,6 +99,7 @@ extension SpeakOptions {
         /// A pitch outside `pitches`.
         case pitchOutOfRange(Int)
 
+        /// The message, one line.
         public var description: String {
             switch self {
             case .unknownKey(let key):

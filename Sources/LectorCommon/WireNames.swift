@@ -44,18 +44,31 @@ extension Dictionary where Key == String {
 public enum Lector1 {
     /// The methods (data/org.lector.Lector1.xml documents each).
     public enum Method: String, WireMethod {
+        /// Reads a text; returns the utterance id.
         case speak = "Speak"
+        /// Reads the text of an open regular file sent with the call.
         case speakFile = "SpeakFile"
+        /// Reading → paused (the stream corked).
         case pause = "Pause"
+        /// Paused → reading, from the exact sample.
         case resume = "Resume"
+        /// Pauses, resumes, or reads the last text again.
         case toggle = "Toggle"
+        /// Any state → stopped, position 0, queued texts discarded.
         case stop = "Stop"
+        /// The sleep timer, after a duration.
         case sleepAfter = "SleepAfter"
+        /// The sleep timer, at the end of the paragraph being read.
         case sleepAtParagraphEnd = "SleepAtParagraphEnd"
+        /// Turns the sleep timer off.
         case cancelSleep = "CancelSleep"
+        /// The speaking rate, from the next word.
         case setRate = "SetRate"
+        /// The base pitch, from the next word.
         case setPitch = "SetPitch"
+        /// The voice of the text being read, from the next word.
         case setVoice = "SetVoice"
+        /// The installed voices.
         case listVoices = "ListVoices"
 
         /// Speak: (text, options); SpeakFile: (file descriptor, options), options as `SpeakOptions.dbusOptions`;
@@ -83,14 +96,23 @@ public enum Lector1 {
 
     /// The properties, all read-only.
     public enum Property: String, WireProperty {
+        /// "reading", "paused" or "stopped".
         case state = "State"
+        /// The current (or last) utterance's id, 0 when none.
         case utterance = "Utterance"
+        /// The current (or last) utterance's text (announced as invalidated only).
         case text = "Text"
+        /// The BCP 47 tag of the sentence being heard.
         case language = "Language"
+        /// The voice name of the sentence being heard.
         case voice = "Voice"
+        /// The sentence being heard: its index and its range in Text.
         case sentence = "Sentence"
+        /// The position heard, µs (never announced).
         case position = "Position"
+        /// The length of the utterance's audio, µs.
         case length = "Length"
+        /// The sleep timer.
         case sleepTimer = "SleepTimer"
 
         /// State, Text, Language, Voice: text; Utterance: the id; Sentence: (index, start, length) in scalars;
@@ -111,13 +133,21 @@ public enum Lector1 {
 
     /// The events, each sent when it is heard; the first argument is the utterance id.
     public enum Signal: String, WireSignal {
+        /// Reading of an utterance began.
         case started = "Started"
+        /// A sentence starts being heard.
         case sentence = "Sentence"
+        /// A word starts being heard.
         case word = "Word"
+        /// Reading paused.
         case paused = "Paused"
+        /// Reading resumed.
         case resumed = "Resumed"
+        /// Reading stopped before the end (Stop, or replaced).
         case stopped = "Stopped"
+        /// The end was heard.
         case finished = "Finished"
+        /// A sentence lost, or (fatal) reading ended by a failure.
         case error = "Error"
 
         /// Sentence: (id, index, start, length, language); Word: (id, start, length); Paused and Resumed:
