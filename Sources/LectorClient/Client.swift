@@ -148,24 +148,7 @@ final class Client {
         case .text(let text): (.speak, [.string(text), .vardict(dict)], [])
         case .file(let file): (.speakFile, [.handle(0), .vardict(dict)], [file.descriptor])
         }
-        let id: UInt64
-        do {
-            // No NameHasOwner first (one round trip less before the first sound): the call itself finds out
-            // whether a daemon runs, and is made again once one is started.
-            let reply: [Variant]
-            do { reply = try lector(method, arguments, fileDescriptors: descriptors, autoStart: true) } catch where Self.noDaemon(error) {
-                do { try startDaemon() } catch let failure {
-                    printError(failure.description)
-                    return 1
-                }
-                reply = try lector(method, arguments, fileDescriptors: descriptors, autoStart: true)
-            }
-            guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return 1 }
-            id = value
-        } catch {
-            printError(error.description)
-            return 1
-        }
+        guard let id = request(method, arguments, fileDescriptors: descriptors) else { return 1 }
         guard wait else { return 0 }
         // Watched only now that a daemon owns the name: a watch set before would report it vanished.
         watch = connection.watchName(Names.bus, appeared: { _ in }, vanished: {
@@ -182,6 +165,28 @@ final class Client {
         if let status = ended[id] { return status }
         printError("Lector's daemon exited while reading")
         return 1
+    }
+
+    /// Calls Speak or SpeakFile, starting a daemon when none runs. Returns the utterance id, or nil when the
+    /// call failed (one line printed).
+    private func request(_ method: Lector1.Method, _ arguments: [Variant], fileDescriptors: [Int32]) -> UInt64? {
+        do {
+            // No NameHasOwner first (one round trip less before the first sound): the call itself finds out
+            // whether a daemon runs, and is made again once one is started.
+            let reply: [Variant]
+            do { reply = try lector(method, arguments, fileDescriptors: fileDescriptors, autoStart: true) } catch where Self.noDaemon(error) {
+                do { try startDaemon() } catch let failure {
+                    printError(failure.description)
+                    return nil
+                }
+                reply = try lector(method, arguments, fileDescriptors: fileDescriptors, autoStart: true)
+            }
+            guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return nil }
+            return value
+        } catch {
+            printError(error.description)
+            return nil
+        }
     }
 
     /// Calls a method of MPRIS's Player interface on the daemon. Returns the exit status.

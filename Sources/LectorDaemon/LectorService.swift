@@ -82,18 +82,7 @@ final class LectorService: DBusObject {
             try transition { m in m.changePitch(pitch) }
         case .setVoice:
             guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }
-            let voice: Voice
-            let language: String
-            if let v = preparer.matcher.voice(named: name) {
-                voice = v
-                language = v.languages.first ?? "und"
-            } else if let m = try? preparer.matcher.match(name) {
-                voice = m.voice
-                language = m.tag
-            } else {
-                throw DBusError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
-            }
-            try transition { m in m.changeVoice(engineVoice: voice.identifier, name: voice.name, language: language) }
+            try setVoice(name)
         case .listVoices:
             let voices = preparer.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
@@ -184,6 +173,22 @@ final class LectorService: DBusObject {
             try? engine.apply { m throws(SpeechError) in try m.jump(toSentence: index) }
         }
         return utterance.id
+    }
+
+    /// SetVoice: `name` is a voice's name or identifier, else a BCP 47 tag matched to a voice.
+    private func setVoice(_ name: String) throws(DBusError) {
+        let voice: Voice
+        let language: String
+        if let v = preparer.matcher.voice(named: name) {
+            voice = v
+            language = v.languages.first ?? "und"
+        } else if let m = try? preparer.matcher.match(name) {
+            voice = m.voice
+            language = m.tag
+        } else {
+            throw DBusError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
+        }
+        try transition { m in m.changeVoice(engineVoice: voice.identifier, name: voice.name, language: language) }
     }
 
     private func transition(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(DBusError) {

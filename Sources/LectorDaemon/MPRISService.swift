@@ -142,7 +142,8 @@ final class MPRISService: DBusObject {
     }
 
     private func seeked() {
-        connection?.emitSignal(path: Self.path, interface: Self.playerInterface, name: MPRIS.PlayerSignal.seeked.rawValue, arguments: [.int64(engine.position)])
+        connection?.emitSignal(path: Self.path, interface: Self.playerInterface, name: MPRIS.PlayerSignal.seeked.rawValue,
+                               arguments: [.int64(engine.position)])
     }
 
     private func open(_ uri: String) throws(DBusError) {
