@@ -86,9 +86,9 @@ final class Client {
         guard rc == 0 else { throw .cannotStart(String(cString: strerror(rc))) }
     }
 
-    private func lector(_ method: String, _ arguments: [Variant] = [], fileDescriptors: [Int32] = [],
+    private func lector(_ method: Lector1.Method, _ arguments: [Variant] = [], fileDescriptors: [Int32] = [],
                         autoStart: Bool = false) throws(DBusError) -> [Variant] {
-        try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface, method: method,
+        try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface, method: method.rawValue,
                             arguments: arguments, fileDescriptors: fileDescriptors, autoStart: autoStart)
     }
 
@@ -101,7 +101,7 @@ final class Client {
     }
 
     /// Calls a method of Lector's interface (Pause, Resume, Stop, Toggle, SetRate, SetPitch, SleepAfter, …). Returns the exit status.
-    func call(_ method: String, _ arguments: [Variant] = []) -> Int32 {
+    func call(_ method: Lector1.Method, _ arguments: [Variant] = []) -> Int32 {
         do { _ = try lector(method, arguments) } catch {
             printError(error.description)
             return 1
@@ -118,16 +118,7 @@ final class Client {
     /// Speak or SpeakFile; with `wait`, runs until the utterance's Finished, Stopped or fatal Error signal (or
     /// the daemon vanishing). Returns the exit status: 0 read or stopped, 1 refused or failed.
     func speak(_ content: Content, options: SpeakOptions, wait: Bool) -> Int32 {
-        var dict: [String: Variant] = [:]
-        if let v = options.language { dict["language"] = .string(v) }
-        if let v = options.voice { dict["voice"] = .string(v) }
-        if let v = options.rate { dict["rate"] = .int32(Int32(clamping: v)) }
-        if let v = options.pitch { dict["pitch"] = .int32(Int32(clamping: v)) }
-        if options.queue { dict["queue"] = .bool(true) }
-        if options.ssml { dict["ssml"] = .bool(true) }
-        if let v = options.title { dict["title"] = .string(v) }
-        if let v = options.url { dict["url"] = .string(v) }
-        if options.fromStart { dict["from-start"] = .bool(true) }
+        let dict = options.dbusOptions
 
         // Subscribe before asking, so that no event can be missed.
         var ended: [UInt64: Int32] = [:]
@@ -139,12 +130,12 @@ final class Client {
         if wait {
             subscription = connection.subscribe(sender: Names.bus, path: Names.path, interface: Names.interface, member: nil) { message in
                 guard let id = message.arguments.first?.uint64 else { return }
-                switch message.member {
-                case "Finished", "Stopped": ended[id] = 0
-                case "Error" where message.arguments.count == 3 && message.arguments[2].bool == true:
+                switch Lector1.Signal(rawValue: message.member) {
+                case .finished, .stopped: ended[id] = 0
+                case .error where message.arguments.count == 3 && message.arguments[2].bool == true:
                     printError(message.arguments[1].string ?? "reading failed")
                     ended[id] = 1
-                case "Error":
+                case .error:
                     printError("warning: " + (message.arguments[1].string ?? ""))
                 default: return
                 }
@@ -153,28 +144,11 @@ final class Client {
         }
         defer { subscription?.cancel(); watch?.cancel() }
 
-        let (method, arguments, descriptors): (String, [Variant], [Int32]) = switch content {
-        case .text(let text): ("Speak", [.string(text), .vardict(dict)], [])
-        case .file(let file): ("SpeakFile", [.handle(0), .vardict(dict)], [file.descriptor])
+        let (method, arguments, descriptors): (Lector1.Method, [Variant], [Int32]) = switch content {
+        case .text(let text): (.speak, [.string(text), .vardict(dict)], [])
+        case .file(let file): (.speakFile, [.handle(0), .vardict(dict)], [file.descriptor])
         }
-        let id: UInt64
-        do {
-            // No NameHasOwner first (one round trip less before the first sound): the call itself finds out
-            // whether a daemon runs, and is made again once one is started.
-            let reply: [Variant]
-            do { reply = try lector(method, arguments, fileDescriptors: descriptors, autoStart: true) } catch where Self.noDaemon(error) {
-                do { try startDaemon() } catch let failure {
-                    printError(failure.description)
-                    return 1
-                }
-                reply = try lector(method, arguments, fileDescriptors: descriptors, autoStart: true)
-            }
-            guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return 1 }
-            id = value
-        } catch {
-            printError(error.description)
-            return 1
-        }
+        guard let id = request(method, arguments, fileDescriptors: descriptors) else { return 1 }
         guard wait else { return 0 }
         // Watched only now that a daemon owns the name: a watch set before would report it vanished.
         watch = connection.watchName(Names.bus, appeared: { _ in }, vanished: {
@@ -193,11 +167,33 @@ final class Client {
         return 1
     }
 
-    /// Calls a method of MPRIS's Player interface on the daemon. Returns the exit status.
-    func player(_ method: String, _ arguments: [Variant] = []) -> Int32 {
+    /// Calls Speak or SpeakFile, starting a daemon when none runs. Returns the utterance id, or nil when the
+    /// call failed (one line printed).
+    private func request(_ method: Lector1.Method, _ arguments: [Variant], fileDescriptors: [Int32]) -> UInt64? {
         do {
-            _ = try connection.call(destination: Names.bus, path: Names.mprisPath, interface: Names.mprisPlayerInterface,
-                                    method: method, arguments: arguments, autoStart: false)
+            // No NameHasOwner first (one round trip less before the first sound): the call itself finds out
+            // whether a daemon runs, and is made again once one is started.
+            let reply: [Variant]
+            do { reply = try lector(method, arguments, fileDescriptors: fileDescriptors, autoStart: true) } catch where Self.noDaemon(error) {
+                do { try startDaemon() } catch let failure {
+                    printError(failure.description)
+                    return nil
+                }
+                reply = try lector(method, arguments, fileDescriptors: fileDescriptors, autoStart: true)
+            }
+            guard let value = reply.first?.uint64 else { printError("unexpected reply from the daemon"); return nil }
+            return value
+        } catch {
+            printError(error.description)
+            return nil
+        }
+    }
+
+    /// Calls a method of MPRIS's Player interface on the daemon. Returns the exit status.
+    func player(_ method: MPRIS.PlayerMethod, _ arguments: [Variant] = []) -> Int32 {
+        do {
+            _ = try connection.call(destination: Names.bus, path: MPRIS.path, interface: MPRIS.playerInterface,
+                                    method: method.rawValue, arguments: arguments, autoStart: false)
         } catch {
             printError(error.description)
             return 1
@@ -207,23 +203,23 @@ final class Client {
 
     /// MPRIS SetPosition on the current track (µs).
     func setPosition(_ microseconds: Int64) -> Int32 {
-        guard let metadata = try? mprisProperty("Metadata").dictionary,
-              case .objectPath(let track)? = metadata["mpris:trackid"]?.unboxed, track != Names.mprisNoTrack else {
+        guard let metadata = try? mprisProperty(.metadata).dictionary,
+              case .objectPath(let track)? = metadata[MPRIS.MetadataKey.trackID.rawValue]?.unboxed, track != MPRIS.noTrack else {
             printError("nothing to move in: no text is loaded")
             return 1
         }
-        let length = (try? mprisProperty("Metadata").dictionary?["mpris:length"]?.int64) ?? nil
+        let length = (try? mprisProperty(.metadata).dictionary?[MPRIS.MetadataKey.length.rawValue]?.int64) ?? nil
         if let length, microseconds > length {
             printError("position \(seconds(microseconds)) is past the end (\(seconds(length)) s)")
             return 1
         }
-        return player("SetPosition", [.objectPath(track), .int64(microseconds)])
+        return player(.setPosition, [.objectPath(track), .int64(microseconds)])
     }
 
     /// Prints the position heard, in seconds.
     func printPosition() -> Int32 {
         do {
-            print(seconds(try mprisProperty("Position").int64 ?? 0))
+            print(seconds(try mprisProperty(.position).int64 ?? 0))
             return 0
         } catch {
             printError(error.description)
@@ -232,9 +228,9 @@ final class Client {
     }
 
     /// One property of MPRIS's Player interface (unboxed).
-    func mprisProperty(_ name: String) throws(DBusError) -> Variant {
-        let reply = try connection.call(destination: Names.bus, path: Names.mprisPath, interface: "org.freedesktop.DBus.Properties",
-                                        method: "Get", arguments: [.string(Names.mprisPlayerInterface), .string(name)], autoStart: false)
+    func mprisProperty(_ name: MPRIS.PlayerProperty) throws(DBusError) -> Variant {
+        let reply = try connection.call(destination: Names.bus, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
+                                        method: "Get", arguments: [.string(MPRIS.playerInterface), .string(name.rawValue)], autoStart: false)
         return reply.first?.unboxed ?? .string("")
     }
 
@@ -242,7 +238,8 @@ final class Client {
     func printSleepTimer() -> Int32 {
         do {
             let reply = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
-                                            method: "Get", arguments: [.string(Names.interface), .string("SleepTimer")], autoStart: false)
+                                            method: "Get", arguments: [.string(Names.interface), .string(Lector1.Property.sleepTimer.rawValue)],
+                                            autoStart: false)
             guard case .tuple(let t)? = reply.first?.unboxed, t.count == 2, let mode = t[0].string, let at = t[1].int64 else {
                 printError("unexpected reply from the daemon")
                 return 1
@@ -257,35 +254,36 @@ final class Client {
 
     /// Prints `key: value` lines (see `lector status --help`).
     func printStatus() -> Int32 {
-        let all: [String: Variant]
+        let all: [Lector1.Property: Variant]
         let position: Int64
         do {
             let reply = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                             method: "GetAll", arguments: [.string(Names.interface)], autoStart: false)
             guard let d = reply.first?.dictionary else { printError("unexpected reply from the daemon"); return 1 }
-            all = d.mapValues { $0.unboxed }
+            all = d.named(Lector1.Property.self).mapValues { $0.unboxed }
             let p = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
-                                        method: "Get", arguments: [.string(Names.interface), .string("Position")], autoStart: false)
+                                        method: "Get", arguments: [.string(Names.interface), .string(Lector1.Property.position.rawValue)],
+                                        autoStart: false)
             position = p.first?.unboxed.int64 ?? 0
         } catch {
             printError(error.description)
             return 1
         }
-        let text = all["Text"]?.string ?? ""
+        let text = all[.text]?.string ?? ""
         var sentence = ""
-        if case .tuple(let t)? = all["Sentence"], t.count == 3, let start = t[1].uint32, let length = t[2].uint32 {
+        if case .tuple(let t)? = all[.sentence], t.count == 3, let start = t[1].uint32, let length = t[2].uint32 {
             let scalars = Array(text.unicodeScalars)
             let lo = min(Int(start), scalars.count), hi = min(lo + Int(length), scalars.count)
             sentence = String(String.UnicodeScalarView(scalars[lo..<hi])).split(whereSeparator: \.isNewline).joined(separator: " ")
         }
-        print("state: \(all["State"]?.string ?? "")")
-        print("utterance: \(all["Utterance"]?.uint64 ?? 0)")
-        print("language: \(all["Language"]?.string ?? "")")
-        print("voice: \(all["Voice"]?.string ?? "")")
+        print("state: \(all[.state]?.string ?? "")")
+        print("utterance: \(all[.utterance]?.uint64 ?? 0)")
+        print("language: \(all[.language]?.string ?? "")")
+        print("voice: \(all[.voice]?.string ?? "")")
         print("position: \(seconds(position))")
-        print("length: \(seconds(all["Length"]?.int64 ?? 0))")
+        print("length: \(seconds(all[.length]?.int64 ?? 0))")
         print("sentence: \(sentence)")
-        if case .tuple(let t)? = all["SleepTimer"], t.count == 2, let mode = t[0].string, let at = t[1].int64 {
+        if case .tuple(let t)? = all[.sleepTimer], t.count == 2, let mode = t[0].string, let at = t[1].int64 {
             print("sleep: \(SleepTimerText.describe(mode: mode, wallClock: at))")
         }
         return 0

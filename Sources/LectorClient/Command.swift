@@ -153,7 +153,13 @@ public enum Command {
             printError(error.description)
             return 1
         }
-        return client.call(name.prefix(1).uppercased() + name.dropFirst())
+        let method: Lector1.Method = switch name {
+        case "pause": .pause
+        case "resume": .resume
+        case "stop": .stop
+        default: .toggle
+        }
+        return client.call(method)
     }
 
     // MARK: MPRIS controls
@@ -165,7 +171,7 @@ public enum Command {
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.isEmpty else { printError("\(name) takes no arguments"); return 2 }
         guard let client = running() else { return 0 }
-        return client.player(name == "next" ? "Next" : "Previous")
+        return client.player(name == "next" ? .next : .previous)
     }
 
     /// Splits off a signed number (`-5`, `+2.5`) that GOptionContext would take for an option.
@@ -191,7 +197,7 @@ public enum Command {
         guard let leftover = parse(parser, rest) else { return 2 }
         guard let seconds = value, leftover.isEmpty else { printError("seek takes one number of seconds, e.g. `lector seek -5`"); return 2 }
         guard let client = running() else { return 0 }
-        return client.player("Seek", [.int64(microseconds(seconds))])
+        return client.player(.seek, [.int64(microseconds(seconds))])
     }
 
     private static func prosody(_ name: String, _ args: [String]) -> Int32 {
@@ -200,17 +206,16 @@ public enum Command {
             ? "Sets the speaking rate of the text being read (and of the texts queued after it) to WPM words per minute, 80-450 (175 is normal). The change is heard from the next word; the sentence does not start again."
             : "Sets the base pitch of the text being read (and of the texts queued after it), 0-99 (50 is normal). The change is heard from the next word; the sentence does not start again.")
         guard let rest = parse(parser, args) else { return 2 }
-        let range = rate ? SpeakOptions.rates : SpeakOptions.pitches
         guard rest.count == 1, let value = Int(rest[0]) else {
             printError(rate ? "rate takes one number of words per minute, e.g. `lector rate 220`" : "pitch takes one number from 0 to 99, e.g. `lector pitch 60`")
             return 2
         }
-        guard range.contains(value) else {
-            printError(rate ? "rate \(value) is out of range: eSpeak NG speaks \(range.lowerBound)–\(range.upperBound) words per minute" : "pitch \(value) is out of range 0–99")
+        do { try rate ? SpeakOptions.checkRate(value) : SpeakOptions.checkPitch(value) } catch {
+            printError(error.description)
             return 2
         }
         guard let client = running() else { return 0 }
-        return client.call(rate ? "SetRate" : "SetPitch", [.int32(Int32(value))])
+        return client.call(rate ? .setRate : .setPitch, [.int32(Int32(value))])
     }
 
     private static func voice(_ args: [String]) -> Int32 {
@@ -218,7 +223,7 @@ public enum Command {
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.count == 1, !rest[0].isEmpty else { printError("voice takes one voice name or language tag, e.g. `lector voice de`"); return 2 }
         guard let client = running() else { return 0 }
-        return client.call("SetVoice", [.string(rest[0])])
+        return client.call(.setVoice, [.string(rest[0])])
     }
 
     private static func position(_ args: [String]) -> Int32 {
@@ -269,21 +274,21 @@ public enum Command {
                                   summary: "The sleep timer: reading fades out over 5 s and pauses after DURATION (20m, 90s, 1h30m; a bare number is minutes) or at the end of the paragraph being read; `off` cancels it. Without an argument, shows it.")
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.count <= 1 else { printError("sleep takes one argument: DURATION, paragraph or off"); return 2 }
-        var call: (method: String, arguments: [Variant])?
+        var call: (method: Lector1.Method, arguments: [Variant])?
         if let word = rest.first {
             switch word.lowercased() {
-            case "off", "cancel": call = ("CancelSleep", [])
-            case "paragraph", "para", "p": call = ("SleepAtParagraphEnd", [])
+            case "off", "cancel": call = (.cancelSleep, [])
+            case "paragraph", "para", "p": call = (.sleepAtParagraphEnd, [])
             default:
                 guard let microseconds = SleepDuration.parse(word) else {
                     printError("'\(word)' is not a duration; try 20m, 90s, 1h30m, paragraph or off")
                     return 2
                 }
-                call = ("SleepAfter", [.int64(microseconds)])
+                call = (.sleepAfter, [.int64(microseconds)])
             }
         }
         guard let client = running() else {
-            guard let call, call.method != "CancelSleep" else {
+            guard let call, call.method != .cancelSleep else {
                 print("sleep: off")
                 return 0
             }

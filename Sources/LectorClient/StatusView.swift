@@ -27,7 +27,7 @@ final class StatusView {
         let refresh: (SignalMessage) -> Void = { [unowned self] _ in self.reload() }
         let subscriptions = [
             c.subscribe(sender: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", refresh),
-            c.subscribe(sender: Names.bus, path: Names.path, interface: Names.interface, member: "Sentence", refresh),
+            c.subscribe(sender: Names.bus, path: Names.path, interface: Names.interface, member: Lector1.Signal.sentence.rawValue, refresh),
         ]
         let watch = c.watchName(Names.bus, appeared: { _ in }, vanished: { [unowned self] in
             self.finish("state: not running")
@@ -51,12 +51,13 @@ final class StatusView {
 
     private func reload() {
         guard let all = try? client.connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
-                                                    method: "GetAll", arguments: [.string(Names.interface)], autoStart: false).first?.dictionary else { return }
-        state = all["State"]?.string ?? ""
-        text = Array((all["Text"]?.string ?? "").unicodeScalars)
-        length = all["Length"]?.int64 ?? 0
+                                                    method: "GetAll", arguments: [.string(Names.interface)], autoStart: false)
+                                                    .first?.dictionary?.named(Lector1.Property.self) else { return }
+        state = all[.state]?.string ?? ""
+        text = Array((all[.text]?.string ?? "").unicodeScalars)
+        length = all[.length]?.int64 ?? 0
         sentence = ""
-        if case .tuple(let t)? = all["Sentence"]?.unboxed, t.count == 3, let start = t[1].uint32, let count = t[2].uint32 {
+        if case .tuple(let t)? = all[.sentence]?.unboxed, t.count == 3, let start = t[1].uint32, let count = t[2].uint32 {
             let lo = min(Int(start), text.count), hi = min(lo + Int(count), text.count)
             sentence = String(String.UnicodeScalarView(text[lo..<hi])).split(whereSeparator: \.isNewline).joined(separator: " ")
         }
@@ -70,7 +71,7 @@ final class StatusView {
 
     private func draw() {
         let position = (try? client.connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
-                                                    method: "Get", arguments: [.string(Names.interface), .string("Position")],
+                                                    method: "Get", arguments: [.string(Names.interface), .string(Lector1.Property.position.rawValue)],
                                                     autoStart: false).first?.int64) ?? 0
         let width = 30
         let fraction = length > 0 ? min(1, Double(position) / Double(length)) : 0

@@ -102,7 +102,7 @@ struct Configuration: Equatable {
                                               default: "\(SpeakOptions.defaultPitch)", report: report)
                     case "volume":
                         let raw = file.string(key, inGroup: group) ?? ""
-                        if let v = try? file.double(key, inGroup: group), v.isFinite, (0...1).contains(v) {
+                        if let v = try? file.double(key, inGroup: group), v.isFinite, SpeakOptions.volumes.contains(v) {
                             config.volume = v
                         } else {
                             report(group, key, "'\(raw)' is not a volume from 0.0 to 1.0; using 1.0")

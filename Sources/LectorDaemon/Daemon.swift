@@ -48,7 +48,7 @@ public final class Daemon {
 
     /// The MPRIS bus name: `org.mpris.MediaPlayer2.lector`, or `….lector.instance<pid>` for a separate instance.
     private var mprisName: String {
-        instance ? "org.mpris.MediaPlayer2.lector.instance\(getpid())" : "org.mpris.MediaPlayer2.lector"
+        instance ? MPRIS.busNamePrefix + "lector.instance\(getpid())" : MPRIS.busNamePrefix + "lector"
     }
 
     /// Runs the daemon until it is told to quit; returns the process exit status (0, or 1 when another

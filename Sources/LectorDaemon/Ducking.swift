@@ -166,11 +166,11 @@ final class OtherPlayers {
         let round = round
         players { [weak self] owner in
             self?.status(of: owner) { status in
-                guard let self, self.round == round, status == "Playing", !self.paused.contains(owner) else { return }
+                guard let self, self.round == round, status == MPRIS.PlaybackStatus.playing.rawValue, !self.paused.contains(owner) else { return }
                 // Counted as paused from now on: a resume() before the answer asks this player too, and its
                 // PlaybackStatus, answered after the Pause, tells whether it did pause.
                 self.paused.append(owner)
-                self.control(owner, "Pause") { ok in
+                self.control(owner, .pause) { ok in
                     if !ok, self.round == round { self.paused.removeAll { $0 == owner } }
                 }
             }
@@ -191,7 +191,7 @@ final class OtherPlayers {
             status(of: owner) { [weak self] status in
                 guard let self else { return }
                 // Done once Play is sent: its answer changes nothing, and an exiting daemon flushes it out.
-                if status == "Paused" { self.control(owner, "Play") { _ in } }
+                if status == MPRIS.PlaybackStatus.paused.rawValue { self.control(owner, .play) { _ in } }
                 self.resumed(one: true)
             }
         }
@@ -214,7 +214,7 @@ final class OtherPlayers {
                         timeoutMilliseconds: Self.callTimeoutMilliseconds) { [weak self] reply in
             guard let self, case .success(let values) = reply, case .array(_, let items)? = values.first else { return }
             var seen: Set<String> = [self.connection.uniqueName]
-            for name in items.compactMap(\.string) where name.hasPrefix("org.mpris.MediaPlayer2.") {
+            for name in items.compactMap(\.string) where name.hasPrefix(MPRIS.busNamePrefix) {
                 self.connection.call(destination: bus, path: path, interface: bus, method: "GetNameOwner",
                                      arguments: [.string(name)], timeoutMilliseconds: Self.callTimeoutMilliseconds) { reply in
                     guard case .success(let values) = reply, let owner = values.first?.string,
@@ -227,8 +227,8 @@ final class OtherPlayers {
 
     /// Calls `answer` with the player's PlaybackStatus, nil when it cannot tell.
     private func status(of owner: String, _ answer: @escaping (String?) -> Void) {
-        connection.call(destination: owner, path: "/org/mpris/MediaPlayer2", interface: "org.freedesktop.DBus.Properties",
-                        method: "Get", arguments: [.string("org.mpris.MediaPlayer2.Player"), .string("PlaybackStatus")],
+        connection.call(destination: owner, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
+                        method: "Get", arguments: [.string(MPRIS.playerInterface), .string(MPRIS.PlayerProperty.playbackStatus.rawValue)],
                         timeoutMilliseconds: Self.callTimeoutMilliseconds, autoStart: false) { reply in
             guard case .success(let values) = reply else { return answer(nil) }
             if case .variant(let inner)? = values.first { return answer(inner.string) }
@@ -237,10 +237,10 @@ final class OtherPlayers {
     }
 
     /// Sends Pause or Play; `answer` tells whether the player acknowledged it.
-    private func control(_ owner: String, _ method: String, _ answer: @escaping (Bool) -> Void) {
-        connection.call(destination: owner, path: "/org/mpris/MediaPlayer2", interface: "org.mpris.MediaPlayer2.Player",
-                        method: method, timeoutMilliseconds: Self.callTimeoutMilliseconds, autoStart: false) { reply in
-            if case .failure(let error) = reply { Log.debug("\(method) of the player \(owner): \(error.message)") }
+    private func control(_ owner: String, _ method: MPRIS.PlayerMethod, _ answer: @escaping (Bool) -> Void) {
+        connection.call(destination: owner, path: MPRIS.path, interface: MPRIS.playerInterface,
+                        method: method.rawValue, timeoutMilliseconds: Self.callTimeoutMilliseconds, autoStart: false) { reply in
+            if case .failure(let error) = reply { Log.debug("\(method.rawValue) of the player \(owner): \(error.message)") }
             answer((try? reply.get()) != nil)
         }
     }

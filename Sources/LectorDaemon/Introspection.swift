@@ -136,7 +136,8 @@ enum Introspection {
  "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
 <!--
   The two MPRIS interfaces Lector publishes at /org/mpris/MediaPlayer2 under the bus name
-  org.mpris.MediaPlayer2.lector (org.mpris.MediaPlayer2.lector.instance<pid> for `lector daemon --instance`).
+  org.mpris.MediaPlayer2.lector (org.mpris.MediaPlayer2.lector.instance<pid> for a daemon run as a separate
+  instance: `lector daemon` with its instance option; a double hyphen cannot stand in an XML comment).
   Names, types, access and annotations follow the Media Player Remote Interfacing Specification 2.2
   (https://specifications.freedesktop.org/mpris-spec/2.2/). TrackList and Playlists are not implemented
   (HasTrackList is false).

@@ -9,7 +9,7 @@ final class LectorService: DBusObject {
     private let engine: ReadingEngine
     private let preparer: UtterancePreparer
     private weak var connection: DBusConnection?
-    private var announced: [String: Variant] = [:]
+    private var announced: [Lector1.Property: Variant] = [:]
     /// The utterance whose `Text` clients were last told of (Text is announced as invalidated, not sent).
     /// The text last announced: its utterance's id and its length in UTF-8 bytes (a file read in two steps
     /// keeps its id while its text grows).
@@ -41,14 +41,15 @@ final class LectorService: DBusObject {
 
     func call(method: String, interface: String, arguments: [Variant], fileDescriptors: DBusFileDescriptors,
               sender: String) throws(DBusError) -> [Variant] {
-        switch method {
-        case "Speak":
+        guard let member = Lector1.Method(rawValue: method) else { throw .unknownMethod("no method \(method) in \(interface)") }
+        switch member {
+        case .speak:
             guard arguments.count == 2, let text = arguments[0].string, let options = arguments[1].dictionary else {
                 throw .invalidArgs("Speak takes (s text, a{sv} options)")
             }
             let id = try speak(text, options: try Self.speakOptions(options))
             return [.uint64(id)]
-        case "SpeakFile":
+        case .speakFile:
             guard arguments.count == 2, case .handle(let index) = arguments[0], let options = arguments[1].dictionary else {
                 throw .invalidArgs("SpeakFile takes (h file, a{sv} options)")
             }
@@ -60,55 +61,41 @@ final class LectorService: DBusObject {
             case .success(let start): return [.uint64(try speak(start.text, options: parsed, rest: start.rest))]
             case .failure(let failure): throw Self.refused(failure)
             }
-        case "Pause": try transition { m in m.pause() }
-        case "Resume": try transition { m in m.resume() }
-        case "Stop": try transition { m in m.stop() }
-        case "Toggle": try transition { m throws(SpeechError) in try m.toggle() }
-        case "SleepAfter":
+        case .pause: try transition { m in m.pause() }
+        case .resume: try transition { m in m.resume() }
+        case .stop: try transition { m in m.stop() }
+        case .toggle: try transition { m throws(SpeechError) in try m.toggle() }
+        case .sleepAfter:
             guard arguments.count == 1, case .int64(let microseconds) = arguments[0] else {
                 throw .invalidArgs("SleepAfter takes (x microseconds)")
             }
             try sleepTimer?.pause(after: microseconds)
-        case "SleepAtParagraphEnd": try sleepTimer?.pauseAtParagraphEnd()
-        case "CancelSleep": sleepTimer?.cancel()
-        case "SetRate":
+        case .sleepAtParagraphEnd: try sleepTimer?.pauseAtParagraphEnd()
+        case .cancelSleep: sleepTimer?.cancel()
+        case .setRate:
             guard let wpm = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetRate takes (i wpm)") }
-            guard SpeakOptions.rates.contains(wpm) else {
-                throw .invalidArgs("rate \(wpm) is out of range: eSpeak NG speaks \(SpeakOptions.rates.lowerBound)–\(SpeakOptions.rates.upperBound) words per minute")
-            }
+            do { try SpeakOptions.checkRate(wpm) } catch { throw .invalidArgs(error.description) }
             try transition { m in m.changeRate(wpm) }
-        case "SetPitch":
+        case .setPitch:
             guard let pitch = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("SetPitch takes (i pitch)") }
-            guard SpeakOptions.pitches.contains(pitch) else { throw .invalidArgs("pitch \(pitch) is out of range 0–99") }
+            do { try SpeakOptions.checkPitch(pitch) } catch { throw .invalidArgs(error.description) }
             try transition { m in m.changePitch(pitch) }
-        case "SetVoice":
+        case .setVoice:
             guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }
-            let voice: Voice
-            let language: String
-            if let v = preparer.matcher.voice(named: name) {
-                voice = v
-                language = v.languages.first ?? "und"
-            } else if let m = try? preparer.matcher.match(name) {
-                voice = m.voice
-                language = m.tag
-            } else {
-                throw DBusError(name: "org.lector.Lector1.Error.UnknownVoice", message: "unknown voice '\(name)'; `lector voices` lists them")
-            }
-            try transition { m in m.changeVoice(engineVoice: voice.identifier, name: voice.name, language: language) }
-        case "ListVoices":
+            try setVoice(name)
+        case .listVoices:
             let voices = preparer.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
             }
             return [.array(elementType: "(ssass)", voices)]
-        default:
-            throw .unknownMethod("no method \(method) in \(interface)")
         }
         return []
     }
 
     func property(_ name: String, interface: String) throws(DBusError) -> Variant {
-        if name == "Position" { return .int64(engine.position) }
-        guard let value = properties()[name] else { throw .unknownProperty("no property \(name) in \(interface)") }
+        let property = Lector1.Property(rawValue: name)
+        if property == .position { return .int64(engine.position) }
+        guard let property, let value = properties()[property] else { throw .unknownProperty("no property \(name) in \(interface)") }
         return value
     }
 
@@ -188,6 +175,22 @@ final class LectorService: DBusObject {
         return utterance.id
     }
 
+    /// SetVoice: `name` is a voice's name or identifier, else a BCP 47 tag matched to a voice.
+    private func setVoice(_ name: String) throws(DBusError) {
+        let voice: Voice
+        let language: String
+        if let v = preparer.matcher.voice(named: name) {
+            voice = v
+            language = v.languages.first ?? "und"
+        } else if let m = try? preparer.matcher.match(name) {
+            voice = m.voice
+            language = m.tag
+        } else {
+            throw DBusError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
+        }
+        try transition { m in m.changeVoice(engineVoice: voice.identifier, name: voice.name, language: language) }
+    }
+
     private func transition(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(DBusError) {
         do { try engine.apply(body) } catch { throw Self.dbusError(error) }
     }
@@ -196,8 +199,8 @@ final class LectorService: DBusObject {
     private static func dbusError(_ error: SpeechError) -> DBusError {
         let name: String
         switch error {
-        case .nothingToPlay: name = "org.lector.Lector1.Error.NothingToPlay"
-        case .queueFull: name = "org.lector.Lector1.Error.QueueFull"
+        case .nothingToPlay: name = Lector1.ErrorName.nothingToPlay.rawValue
+        case .queueFull: name = Lector1.ErrorName.queueFull.rawValue
         case .noSuchSentence: name = "org.freedesktop.DBus.Error.InvalidArgs"
         }
         return DBusError(name: name, message: error.description)
@@ -246,62 +249,39 @@ final class LectorService: DBusObject {
         return rest
     }
 
+    /// Speak's and SpeakFile's options (`SpeakOptions.init(dbusOptions:)`); a bad one is InvalidArgs.
     static func speakOptions(_ d: [String: Variant]) throws(DBusError) -> SpeakOptions {
-        var o = SpeakOptions()
-        for (key, boxed) in d {
-            let value = boxed.unboxed
-            switch key {
-            case "language": o.language = try string(value, key)
-            case "voice": o.voice = try string(value, key)
-            case "title": o.title = try string(value, key)
-            case "url": o.url = try string(value, key)
-            case "rate": o.rate = try integer(value, key)
-            case "pitch": o.pitch = try integer(value, key)
-            case "queue":
-                guard let b = value.bool else { throw .invalidArgs("option 'queue' must be a boolean (b)") }
-                o.queue = b
-            case "from-start":
-                guard let b = value.bool else { throw .invalidArgs("option 'from-start' must be a boolean (b)") }
-                o.fromStart = b
-            case "ssml":
-                guard let b = value.bool else { throw .invalidArgs("option 'ssml' must be a boolean (b)") }
-                o.ssml = b
-            default: throw .invalidArgs("unknown option '\(key)'; known: language, voice, rate, pitch, queue, ssml, title, url, from-start")
-            }
-        }
-        return o
-    }
-
-    private static func string(_ v: Variant, _ key: String) throws(DBusError) -> String {
-        guard let s = v.string else { throw .invalidArgs("option '\(key)' must be a string (s)") }
-        return s
-    }
-
-    private static func integer(_ v: Variant, _ key: String) throws(DBusError) -> Int {
-        guard let i = v.int64, let n = Int(exactly: i) else { throw .invalidArgs("option '\(key)' must be an integer (i)") }
-        return n
+        do { return try SpeakOptions(dbusOptions: d) } catch { throw .invalidArgs(error.description) }
     }
 
     // MARK: events and properties
 
     /// Sends `event` as its signal, at once (events are ordered and timed by the engine).
     func emit(_ event: SpeechEvent, position: Int64) {
-        let id = Variant.uint64(event.utterance)
-        let (name, args): (String, [Variant])
-        switch event {
-        case .started: (name, args) = ("Started", [id])
-        case .sentence(_, let index, let range):
-            let language = engine.manager.current.flatMap { $0.id == event.utterance ? $0.voice(ofSentence: index).language : nil } ?? ""
-            (name, args) = ("Sentence", [id, .uint32(UInt32(index)), .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count)),
-                                         .string(language)])
-        case .word(_, let range): (name, args) = ("Word", [id, .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count))])
-        case .paused: (name, args) = ("Paused", [id, .int64(position)])
-        case .resumed: (name, args) = ("Resumed", [id, .int64(position)])
-        case .stopped: (name, args) = ("Stopped", [id])
-        case .finished: (name, args) = ("Finished", [id])
-        case .error(_, let message, let fatal): (name, args) = ("Error", [id, .string(message), .bool(fatal)])
+        var language = ""
+        if case .sentence(_, let index, _) = event {
+            language = engine.manager.current.flatMap { $0.id == event.utterance ? $0.voice(ofSentence: index).language : nil } ?? ""
         }
-        connection?.emitSignal(path: Names.path, interface: Names.interface, name: name, arguments: args)
+        let (signal, args) = Self.signal(for: event, position: position, language: language)
+        connection?.emitSignal(path: Names.path, interface: Names.interface, name: signal.rawValue, arguments: args)
+    }
+
+    /// The signal that tells `event` and its arguments (of `signal.signature`): `position` (µs) for Paused and
+    /// Resumed, `language` (BCP 47) for Sentence.
+    static func signal(for event: SpeechEvent, position: Int64, language: String) -> (Lector1.Signal, [Variant]) {
+        let id = Variant.uint64(event.utterance)
+        switch event {
+        case .started: return (.started, [id])
+        case .sentence(_, let index, let range):
+            return (.sentence, [id, .uint32(UInt32(index)), .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count)),
+                                .string(language)])
+        case .word(_, let range): return (.word, [id, .uint32(UInt32(range.lowerBound)), .uint32(UInt32(range.count))])
+        case .paused: return (.paused, [id, .int64(position)])
+        case .resumed: return (.resumed, [id, .int64(position)])
+        case .stopped: return (.stopped, [id])
+        case .finished: return (.finished, [id])
+        case .error(_, let message, let fatal): return (.error, [id, .string(message), .bool(fatal)])
+        }
     }
 
     /// Announces the properties that changed since the last announcement (one PropertiesChanged, or none).
@@ -313,11 +293,11 @@ final class LectorService: DBusObject {
         let now = properties(text: false)
         let changed = now.filter { announced[$0.key] != $0.value }
         let text = Self.textKey(engine.manager.current)
-        let invalidated = text != announcedText ? ["Text"] : []
+        let invalidated = text != announcedText ? [Lector1.Property.text.rawValue] : []
         guard !changed.isEmpty || !invalidated.isEmpty else { return }
         announced = now
         announcedText = text
-        connection?.emitPropertiesChanged(path: Names.path, interface: Names.interface, changed: changed,
+        connection?.emitPropertiesChanged(path: Names.path, interface: Names.interface, changed: changed.wireNamed,
                                           invalidated: invalidated)
     }
 
@@ -326,20 +306,20 @@ final class LectorService: DBusObject {
     }
 
     /// Every property but Position; `Text` only with `text` (see `announceChanges`).
-    private func properties(text: Bool = true) -> [String: Variant] {
+    private func properties(text: Bool = true) -> [Lector1.Property: Variant] {
         let m = engine.manager
         let u = m.current
         let sentence = u.map { $0.sentences[min(m.sentenceIndex, $0.sentences.count - 1)].range } ?? 0..<0
-        var all: [String: Variant] = [
-            "State": .string(m.state.rawValue),
-            "Utterance": .uint64(u?.id ?? 0),
-            "Language": .string(u?.voice(ofSentence: m.sentenceIndex).language ?? ""),
-            "Voice": .string(u?.voice(ofSentence: m.sentenceIndex).name ?? ""),
-            "Sentence": .tuple([.uint32(UInt32(m.sentenceIndex)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))]),
-            "Length": .int64(engine.length),
-            "SleepTimer": sleepTimer?.dbusValue ?? .tuple([.string("off"), .int64(0)]),
+        var all: [Lector1.Property: Variant] = [
+            .state: .string(m.state.rawValue),
+            .utterance: .uint64(u?.id ?? 0),
+            .language: .string(u?.voice(ofSentence: m.sentenceIndex).language ?? ""),
+            .voice: .string(u?.voice(ofSentence: m.sentenceIndex).name ?? ""),
+            .sentence: .tuple([.uint32(UInt32(m.sentenceIndex)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))]),
+            .length: .int64(engine.length),
+            .sleepTimer: sleepTimer?.dbusValue ?? .tuple([.string("off"), .int64(0)]),
         ]
-        if text { all["Text"] = .string(u?.text ?? "") }
+        if text { all[.text] = .string(u?.text ?? "") }
         return all
     }
 }

@@ -10,11 +10,11 @@ import SpeechCore
 /// Mapping: PlaybackStatus Playing/Paused/Stopped = reading/paused/stopped; Next/Previous move by sentence;
 /// Rate 1.0 = the default speaking rate (175 wpm); Volume = stream volume; Position = audio heard (µs).
 final class MPRISService: DBusDeferringObject {
-    static let path = Names.mprisPath
-    static let rootInterface = "org.mpris.MediaPlayer2"
-    static let playerInterface = Names.mprisPlayerInterface
+    static let path = MPRIS.path
+    static let rootInterface = MPRIS.rootInterface
+    static let playerInterface = MPRIS.playerInterface
     /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
-    static let noTrack = Names.mprisNoTrack
+    static let noTrack = MPRIS.noTrack
 
     private let engine: ReadingEngine
     private let lector: LectorService
@@ -54,31 +54,31 @@ final class MPRISService: DBusDeferringObject {
     func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
         let m = engine.manager
         switch (interface, method) {
-        case (Self.rootInterface, "Raise"): break // CanRaise is false: no window to raise
-        case (Self.rootInterface, "Quit"):
+        case (Self.rootInterface, MPRIS.RootMethod.raise.rawValue): break // CanRaise is false: no window to raise
+        case (Self.rootInterface, MPRIS.RootMethod.quit.rawValue):
             Log.message("ending: MPRIS Quit from \(sender)")
             quit()
-        case (Self.playerInterface, "Play"):
+        case (Self.playerInterface, MPRIS.PlayerMethod.play.rawValue):
             guard m.current != nil else { break } // spec: no effect when there is nothing to play
             try transition { m throws(SpeechError) in try m.play() }
-        case (Self.playerInterface, "Pause"): try transition { m in m.pause() }
-        case (Self.playerInterface, "PlayPause"):
+        case (Self.playerInterface, MPRIS.PlayerMethod.pause.rawValue): try transition { m in m.pause() }
+        case (Self.playerInterface, MPRIS.PlayerMethod.playPause.rawValue):
             guard m.current != nil else { break }
             try transition { m throws(SpeechError) in try m.toggle() }
-        case (Self.playerInterface, "Stop"): try transition { m in m.stop() }
-        case (Self.playerInterface, "Next"):
+        case (Self.playerInterface, MPRIS.PlayerMethod.stop.rawValue): try transition { m in m.stop() }
+        case (Self.playerInterface, MPRIS.PlayerMethod.next.rawValue):
             if let u = m.current, !u.isComplete, m.sentenceIndex + 1 >= u.sentences.count { engine.prepareRest?() }
             guard let u = engine.manager.current, m.sentenceIndex + 1 < u.sentences.count else { break }
             try jump(to: m.sentenceIndex + 1)
-        case (Self.playerInterface, "Previous"):
+        case (Self.playerInterface, MPRIS.PlayerMethod.previous.rawValue):
             guard m.current != nil else { break }
             try jump(to: max(0, m.sentenceIndex - 1))
-        case (Self.playerInterface, "Seek"):
+        case (Self.playerInterface, MPRIS.PlayerMethod.seek.rawValue):
             guard let offset = arguments.first?.int64 else { throw .invalidArgs("Seek takes (x offset)") }
             guard m.current != nil else { break }
             let (target, overflow) = engine.position.addingReportingOverflow(offset)
             try seek(to: overflow ? (offset > 0 ? Int64.max : 0) : target)
-        case (Self.playerInterface, "SetPosition"):
+        case (Self.playerInterface, MPRIS.PlayerMethod.setPosition.rawValue):
             guard arguments.count == 2, case .objectPath(let track) = arguments[0], let position = arguments[1].int64 else {
                 throw .invalidArgs("SetPosition takes (o track, x position)")
             }
@@ -92,20 +92,21 @@ final class MPRISService: DBusDeferringObject {
     }
 
     func property(_ name: String, interface: String) throws(DBusError) -> Variant {
-        if interface == Self.playerInterface && name == "Position" { return .int64(engine.position) }
+        if interface == Self.playerInterface && name == MPRIS.PlayerProperty.position.rawValue { return .int64(engine.position) }
         // Metadata (the sentence, the text's first characters) is built only when it is asked for: a client
         // polling PlaybackStatus while reading costs a few µs instead of building it each time.
-        let all = interface == Self.rootInterface ? rootProperties() : playerProperties(metadata: name == "Metadata")
+        let all = interface == Self.rootInterface ? rootProperties()
+            : playerProperties(metadata: name == MPRIS.PlayerProperty.metadata.rawValue)
         guard let value = all[name] else { throw .unknownProperty("no property \(name) in \(interface)") }
         return value
     }
 
     func setProperty(_ name: String, interface: String, value: Variant) throws(DBusError) {
         switch (interface, name) {
-        case (Self.playerInterface, "Volume"):
+        case (Self.playerInterface, MPRIS.PlayerProperty.volume.rawValue):
             guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Volume is a number (d) from 0.0 to 1.0") }
             engine.setVolume(v)
-        case (Self.playerInterface, "Rate"):
+        case (Self.playerInterface, MPRIS.PlayerProperty.rate.rawValue):
             guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Rate is a number (d)") }
             if v == 0 { try transition { m in m.pause() }; return } // spec: a rate of 0.0 acts as Pause
             let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(SpeakOptions.defaultRate)).rounded())
@@ -113,7 +114,8 @@ final class MPRISService: DBusDeferringObject {
             try transition { m in m.changeRate(wpm) }
             // The current sentence starts again at the new rate: the position jumps back to its start.
             if engine.manager.state != .stopped, before != engine.manager.current?.rate { seeked() }
-        case (Self.playerInterface, "LoopStatus"), (Self.playerInterface, "Shuffle"), (Self.rootInterface, "Fullscreen"):
+        case (Self.playerInterface, MPRIS.PlayerProperty.loopStatus.rawValue), (Self.playerInterface, MPRIS.PlayerProperty.shuffle.rawValue),
+             (Self.rootInterface, MPRIS.RootProperty.fullscreen.rawValue):
             break // not supported: the value stays as it is (None, false, false)
         default:
             throw .propertyReadOnly("\(name) cannot be set")
@@ -141,14 +143,15 @@ final class MPRISService: DBusDeferringObject {
 
     private func seeked() {
         for connection in exportedOn.compactMap({ $0() }) {
-            connection.emitSignal(path: Self.path, interface: Self.playerInterface, name: "Seeked", arguments: [.int64(engine.position)])
+            connection.emitSignal(path: Self.path, interface: Self.playerInterface, name: MPRIS.PlayerSignal.seeked.rawValue,
+                                  arguments: [.int64(engine.position)])
         }
     }
 
     // MARK: OpenUri, answered once the caller is known
 
     func answersLater(method: String, interface: String) -> Bool {
-        interface == Self.playerInterface && method == "OpenUri"
+        interface == Self.playerInterface && method == MPRIS.PlayerMethod.openUri.rawValue
     }
 
     /// OpenUri: the URI is checked at once; then the caller's credentials are asked of the bus (without
@@ -207,72 +210,73 @@ final class MPRISService: DBusDeferringObject {
     }
 
     private func rootProperties() -> [String: Variant] {
-        [
-            "CanQuit": .bool(true),
-            "Fullscreen": .bool(false),
-            "CanSetFullscreen": .bool(false),
-            "CanRaise": .bool(false),
-            "HasTrackList": .bool(false),
-            "Identity": .string("Lector"),
-            "DesktopEntry": .string(Names.applicationID),
-            "SupportedUriSchemes": .strings(["file"]),
-            "SupportedMimeTypes": .strings(["text/plain", "application/ssml+xml"]),
+        let all: [MPRIS.RootProperty: Variant] = [
+            .canQuit: .bool(true),
+            .fullscreen: .bool(false),
+            .canSetFullscreen: .bool(false),
+            .canRaise: .bool(false),
+            .hasTrackList: .bool(false),
+            .identity: .string("Lector"),
+            .desktopEntry: .string(Names.applicationID),
+            .supportedUriSchemes: .strings(["file"]),
+            .supportedMimeTypes: .strings(["text/plain", "application/ssml+xml"]),
         ]
+        return all.wireNamed
     }
 
     /// The player interface's properties but Position; with `metadata` false, Metadata is left out.
     private func playerProperties(metadata withMetadata: Bool = true) -> [String: Variant] {
         let m = engine.manager
         let loaded = m.current != nil
-        let status: String
+        let status: MPRIS.PlaybackStatus
         switch m.state {
-        case .reading: status = "Playing"
-        case .paused: status = "Paused"
-        case .stopped: status = "Stopped"
+        case .reading: status = .playing
+        case .paused: status = .paused
+        case .stopped: status = .stopped
         }
         let rate = Double(m.current?.rate ?? SpeakOptions.defaultRate) / Double(SpeakOptions.defaultRate)
-        var properties: [String: Variant] = [
-            "PlaybackStatus": .string(status),
-            "LoopStatus": .string("None"),
-            "Rate": .double(rate),
-            "Shuffle": .bool(false),
-            "Volume": .double(engine.volume),
-            "MinimumRate": .double(Self.minimumRate),
-            "MaximumRate": .double(Self.maximumRate),
-            "CanGoNext": .bool(m.current.map { m.sentenceIndex + 1 < $0.sentences.count || !$0.isComplete } ?? false),
-            "CanGoPrevious": .bool(loaded),
-            "CanPlay": .bool(loaded),
-            "CanPause": .bool(loaded),
-            "CanSeek": .bool(loaded),
-            "CanControl": .bool(true),
+        var properties: [MPRIS.PlayerProperty: Variant] = [
+            .playbackStatus: .string(status.rawValue),
+            .loopStatus: .string("None"),
+            .rate: .double(rate),
+            .shuffle: .bool(false),
+            .volume: .double(engine.volume),
+            .minimumRate: .double(Self.minimumRate),
+            .maximumRate: .double(Self.maximumRate),
+            .canGoNext: .bool(m.current.map { m.sentenceIndex + 1 < $0.sentences.count || !$0.isComplete } ?? false),
+            .canGoPrevious: .bool(loaded),
+            .canPlay: .bool(loaded),
+            .canPause: .bool(loaded),
+            .canSeek: .bool(loaded),
+            .canControl: .bool(true),
         ]
-        if withMetadata { properties["Metadata"] = metadata() }
-        return properties
+        if withMetadata { properties[.metadata] = metadata() }
+        return properties.wireNamed
     }
 
     private func metadata() -> Variant {
         guard let u = engine.manager.current else {
-            return .vardict(["mpris:trackid": .objectPath(Self.noTrack)])
+            return .vardict([MPRIS.MetadataKey.trackID.rawValue: .objectPath(Self.noTrack)])
         }
         let sentence = u.sentences[min(engine.manager.sentenceIndex, u.sentences.count - 1)].text
         let voice = u.voice(ofSentence: engine.manager.sentenceIndex) // a text may change language per paragraph
         // Every client on the bus may read Metadata, sandboxed apps allowed to talk to media players included:
         // it carries of the text only what a widget shows, the sentence being read (README, "Who may open what").
         let title = sentence.split(whereSeparator: \.isNewline).joined(separator: " ")
-        var d: [String: Variant] = [
-            "mpris:trackid": .objectPath(trackID),
-            "mpris:length": .int64(engine.length),
-            "xesam:title": .string(title),
-            "xesam:album": .string(u.title),
-            "xesam:asText": .string(title),
-            "xesam:language": .string(voice.language),
-            "xesam:artist": .strings([voice.name]),
+        var d: [MPRIS.MetadataKey: Variant] = [
+            .trackID: .objectPath(trackID),
+            .length: .int64(engine.length),
+            .title: .string(title),
+            .album: .string(u.title),
+            .asText: .string(title),
+            .language: .string(voice.language),
+            .artist: .strings([voice.name]),
         ]
-        if let url = u.url { d["xesam:url"] = .string(url) }
-        if let artURL { d["mpris:artUrl"] = .string(artURL) }
+        if let url = u.url { d[.url] = .string(url) }
+        if let artURL { d[.artURL] = .string(artURL) }
         // Not an MPRIS key (the specification allows others in their own namespace): when the sleep timer pauses.
-        if let sleep = sleepTimer?.description { d["lector:sleepTimer"] = .string(sleep) }
-        return .vardict(d)
+        if let sleep = sleepTimer?.description { d[.sleepTimer] = .string(sleep) }
+        return .vardict(d.wireNamed)
     }
 
     /// Announces what changed since the last announcement, one PropertiesChanged per interface (Position never).

@@ -55,7 +55,7 @@ final class SleepTimer {
         if engine.manager.current?.isComplete == false { engine.prepareRest?() } // the paragraph's end may not be cut yet
         let m = engine.manager
         guard let u = m.current, m.state != .stopped, !u.sentences.isEmpty else {
-            throw DBusError(name: "org.lector.Lector1.Error.NothingToPlay", message: "nothing is being read")
+            throw DBusError(name: Lector1.ErrorName.nothingToPlay.rawValue, message: "nothing is being read")
         }
         reset()
         mode = .paragraphEnd(utterance: u.id, lastSentence: Self.lastSentenceOfParagraph(in: u, from: m.sentenceIndex))

@@ -12,10 +12,10 @@ struct PrepareError: Error, CustomStringConvertible {
     var description: String { message }
 
     static func emptyText() -> PrepareError {
-        PrepareError(name: "org.lector.Lector1.Error.EmptyText", message: "nothing to read: the text is empty or only white space and control characters")
+        PrepareError(name: Lector1.ErrorName.emptyText.rawValue, message: "nothing to read: the text is empty or only white space and control characters")
     }
     static func malformedSSML(_ error: MarkupError) -> PrepareError {
-        PrepareError(name: "org.lector.Lector1.Error.MalformedSSML", message: "malformed SSML: \(error)")
+        PrepareError(name: Lector1.ErrorName.malformedSSML.rawValue, message: "malformed SSML: \(error)")
     }
     static func invalid(_ message: String) -> PrepareError {
         PrepareError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
@@ -105,11 +105,9 @@ final class UtterancePreparer {
     func prepareStart(_ text: String, options: SpeakOptions, firstSlice: Int,
                       id: UInt64? = nil) throws(PrepareError) -> (Utterance, SentenceCutter?) {
         let rate = options.rate ?? configuration.rate ?? SpeakOptions.defaultRate
-        guard SpeakOptions.rates.contains(rate) else {
-            throw .invalid("rate \(rate) is out of range: eSpeak NG speaks \(SpeakOptions.rates.lowerBound)–\(SpeakOptions.rates.upperBound) words per minute")
-        }
+        do { try SpeakOptions.checkRate(rate) } catch { throw .invalid(error.description) }
         let pitch = options.pitch ?? configuration.pitch ?? SpeakOptions.defaultPitch
-        guard SpeakOptions.pitches.contains(pitch) else { throw .invalid("pitch \(pitch) is out of range 0–99") }
+        do { try SpeakOptions.checkPitch(pitch) } catch { throw .invalid(error.description) }
         var document: SSMLDocument?
         if options.ssml {
             do { document = try SSMLDocument.parse(TextCleaner.clean(text)) } catch { throw .malformedSSML(error) }
@@ -124,7 +122,7 @@ final class UtterancePreparer {
         if document == nil && options.voice == nil && options.language == nil {
             // No language given: each paragraph in its own (detected) language.
             guard let fallback = defaultLanguage else {
-                throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
+                throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
             }
             // Detected as the text is cut: a 1 MB text is not detected whole (~0.2 s) before it is heard.
             detection = (LanguageRunReader(text: cleaned, detector: detector), { [unowned self] language in
@@ -137,7 +135,7 @@ final class UtterancePreparer {
             var voice: Voice
             if let name = options.voice {
                 guard let v = matcher.voice(named: name) else {
-                    throw PrepareError(name: "org.lector.Lector1.Error.UnknownVoice", message: "unknown voice '\(name)'; `lector voices` lists them")
+                    throw PrepareError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
                 }
                 voice = v
                 language = v.languages.first ?? "und"
@@ -148,7 +146,7 @@ final class UtterancePreparer {
                 let m: LanguageMatch
                 if let tag = requestedLanguage { m = try match(tag) } else {
                     guard let d = defaultLanguage else {
-                        throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: "no eSpeak NG voice is installed")
+                        throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
                     }
                     m = d
                 }
@@ -190,7 +188,7 @@ final class UtterancePreparer {
 
     private func match(_ tag: String) throws(PrepareError) -> LanguageMatch {
         do { return try matcher.match(tag) } catch {
-            throw PrepareError(name: "org.lector.Lector1.Error.UnknownLanguage", message: error.description)
+            throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: error.description)
         }
     }
 }
