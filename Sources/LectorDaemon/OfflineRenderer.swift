@@ -3,6 +3,7 @@ import GLibKit
 import LectorCommon
 import SpeechCore
 import Synthesis
+import SystemKit
 
 /// `lector read --output PATH.wav`: drives the same synthesis worker as the daemon, with no daemon and no
 /// sound server, and writes what the daemon would play to a RIFF/WAVE file (16-bit mono, 22,050 Hz).
@@ -30,18 +31,17 @@ struct OfflineRenderer {
             let configuration = WorkerRequest.configure(voice: utterance.voice(ofSentence: index).engineVoice,
                                                         rate: utterance.rate, pitch: utterance.pitch)
             if configured != configuration {
-                writeAll(child.stdinFD, WorkerCodec.encode(configuration))
+                try? child.stdinFD.writeAll(WorkerCodec.encode(configuration))
                 configured = configuration
             }
             let tag = UInt32(index + 1)
             let request: WorkerRequest = sentence.markup.map { .synthesizeSSML(tag: tag, markup: $0) } ?? .synthesize(tag: tag, text: sentence.text)
-            writeAll(child.stdinFD, WorkerCodec.encode(request))
+            try? child.stdinFD.writeAll(WorkerCodec.encode(request))
             var done = false
             var sentenceAudio: [Int16] = []
             while !done {
-                let n = buffer.withUnsafeMutableBytes { read(child.stdoutFD, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { // the worker died on this sentence
+                let n = (try? child.stdoutFD.read(into: &buffer)) ?? 0
+                if n == 0 { // the worker died on this sentence
                     let excerpt = sentence.text.count > 60 ? String(sentence.text.prefix(57)) + "…" : sentence.text
                     printError("warning: eSpeak NG crashed on sentence \(index + 1) (“\(excerpt)”); skipped it")
                     child.kill()
@@ -78,14 +78,6 @@ struct OfflineRenderer {
             && samples.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
         guard ok else { throw RenderError(message: "cannot write \(path): \(String(cString: strerror(errno)))") }
         return samples.count
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-        }
     }
 }
 
