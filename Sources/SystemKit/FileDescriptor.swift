@@ -171,7 +171,22 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
 public struct FileStatus: Hashable, Sendable {
     /// The kind of file (`st_mode & S_IFMT`).
     public enum Kind: Hashable, Sendable {
-        case regular, directory, fifo, characterDevice, blockDevice, socket, symbolicLink, unknown
+        /// `S_IFREG`: a regular file.
+        case regular
+        /// `S_IFDIR`: a directory.
+        case directory
+        /// `S_IFIFO`: a FIFO or pipe.
+        case fifo
+        /// `S_IFCHR`: a character device (a terminal, `/dev/zero`).
+        case characterDevice
+        /// `S_IFBLK`: a block device.
+        case blockDevice
+        /// `S_IFSOCK`: a socket.
+        case socket
+        /// `S_IFLNK`: a symbolic link (only from lstat(2), which this type does not call).
+        case symbolicLink
+        /// Any other `S_IFMT` value.
+        case unknown
     }
 
     /// The kind of file.
