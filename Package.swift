@@ -29,29 +29,32 @@ let package = Package(
 
         // Pure Swift, no C
         .target(name: "SpeechCore"),
+        // Typed POSIX values over Glibc (file descriptors, errno, one EINTR retry), for the worker and the daemon
+        .target(name: "SystemKit"),
         // Thin layers over one C library each
         .target(name: "Segmentation", dependencies: ["CLectorICU", "SpeechCore"]),
-        .target(name: "Synthesis", dependencies: ["CESpeakNG"]),
+        .target(name: "Synthesis", dependencies: ["CESpeakNG", "SystemKit"]),
         .target(name: "Audio", dependencies: ["CPulse"]),
-        .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims"]),
+        .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims", "SystemKit"]),
         .target(name: "LanguageDetection", dependencies: ["CLectorCLD2"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
-        .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore"]),
+        .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore", "SystemKit"]),
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection"]),
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
 
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
         .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore"]),
-        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis"]),
+        .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "SystemKit"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
-        .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
+        .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CGio"]),
     ],

@@ -1,4 +1,5 @@
 import CGio
+import SystemKit
 
 /// How a child process ended (`g_subprocess_get_if_exited` / `g_subprocess_get_if_signaled`).
 public enum ExitStatus: Equatable, Sendable {
@@ -21,9 +22,9 @@ public final class ChildProcess {
 
     /// The write end of the child's stdin pipe; owned by this object (closed by `closeStdin()` or when the
     /// object goes away).
-    public let stdinFD: Int32
+    public let stdinFD: FileDescriptor
     /// The read end of the child's stdout pipe; owned by this object (closed when the object goes away).
-    public let stdoutFD: Int32
+    public let stdoutFD: FileDescriptor
 
     /// Starts `argv` (`g_subprocess_newv`); `argv[0]` is looked up in `PATH` when it has no slash.
     ///
@@ -40,8 +41,8 @@ public final class ChildProcess {
         process = created
         stdinStream = g_object_ref(g_subprocess_get_stdin_pipe(created)).assumingMemoryBound(to: GOutputStream.self)
         stdoutStream = g_object_ref(g_subprocess_get_stdout_pipe(created)).assumingMemoryBound(to: GInputStream.self)
-        stdinFD = g_unix_output_stream_get_fd(UnsafeMutableRawPointer(stdinStream).assumingMemoryBound(to: GUnixOutputStream.self))
-        stdoutFD = g_unix_input_stream_get_fd(UnsafeMutableRawPointer(stdoutStream).assumingMemoryBound(to: GUnixInputStream.self))
+        stdinFD = FileDescriptor(rawValue: g_unix_output_stream_get_fd(UnsafeMutableRawPointer(stdinStream).assumingMemoryBound(to: GUnixOutputStream.self)))
+        stdoutFD = FileDescriptor(rawValue: g_unix_input_stream_get_fd(UnsafeMutableRawPointer(stdoutStream).assumingMemoryBound(to: GUnixInputStream.self)))
     }
 
     deinit {

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import CGio
+import SystemKit
 
 /// Takes ownership of a `g_malloc`ed C string: copies it into a `String` and frees it.
 func takeString(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
@@ -43,50 +44,47 @@ public func readFile(_ path: String) throws(GLibError) -> [UInt8] {
 ///   file and for a file larger than `maximumBytes`, the code of `errno` (`g_file_error_from_errno`) for
 ///   any other failure to open or read.
 public func readRegularFile(_ path: String, maximumBytes: Int, followLinks: Bool = false) throws(GLibError) -> [UInt8] {
-    func failure(_ message: String, errno code: Int32? = nil) -> GLibError {
-        let fileError = code.map { g_file_error_from_errno($0) } ?? G_FILE_ERROR_FAILED
+    func failure(_ message: String, errno code: Errno? = nil) -> GLibError {
+        let fileError = code.map { g_file_error_from_errno($0.rawValue) } ?? G_FILE_ERROR_FAILED
         return GLibError(domain: "g-file-error-quark", code: Int32(fileError.rawValue), message: "\(path): \(message)")
     }
+    func failure(_ code: Errno) -> GLibError {
+        failure(String(cString: g_strerror(code.rawValue)), errno: code)
+    }
     let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW)
-    let fd = open(path, flags)
-    guard fd >= 0 else {
-        let code = errno
-        if code == ELOOP && !followLinks { throw failure("a symbolic link, which is not followed", errno: code) }
-        throw failure(String(cString: g_strerror(code)), errno: code)
+    let fd: FileDescriptor
+    do throws(Errno) { fd = try FileDescriptor.open(path, flags) } catch {
+        if error == .tooManySymbolicLinks && !followLinks { throw failure("a symbolic link, which is not followed", errno: error) }
+        throw failure(error)
     }
-    defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0 else {
-        let code = errno
-        throw failure(String(cString: g_strerror(code)), errno: code)
-    }
-    let kind: String? = switch st.st_mode & S_IFMT {
-    case S_IFREG: nil
-    case S_IFDIR: "a directory"
-    case S_IFIFO: "a FIFO"
-    case S_IFCHR: "a character device"
-    case S_IFBLK: "a block device"
-    case S_IFSOCK: "a socket"
-    default: "of an unknown kind"
+    defer { try? fd.close() }
+    let status: FileStatus
+    do throws(Errno) { status = try fd.status() } catch { throw failure(error) }
+    let kind: String? = switch status.kind {
+    case .regular: nil
+    case .directory: "a directory"
+    case .fifo: "a FIFO"
+    case .characterDevice: "a character device"
+    case .blockDevice: "a block device"
+    case .socket: "a socket"
+    case .symbolicLink, .unknown: "of an unknown kind"
     }
     if let kind { throw failure("not a regular file (\(kind))") }
     let limit = "larger than the \(byteCount(maximumBytes)) this file may have"
-    guard st.st_size <= maximumBytes else { throw failure(limit) }
+    guard status.size <= maximumBytes else { throw failure(limit) }
 
     // One byte more than expected, to see the end; grown only for a file that grows (or a kernel file that
     // reports no size), up to one byte past the limit.
-    var buffer = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
+    var buffer = [UInt8](repeating: 0, count: Int(status.size) + 1)
     var filled = 0
     while true {
         if filled == buffer.count {
             guard buffer.count <= maximumBytes else { throw failure(limit) }
             buffer.append(contentsOf: repeatElement(0, count: min(max(buffer.count, 4096), maximumBytes + 1 - buffer.count)))
         }
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-        if n < 0 {
-            let code = errno
-            if code == EINTR { continue }
-            throw failure(code == EAGAIN ? "reading it would block" : String(cString: g_strerror(code)), errno: code)
+        let n: Int
+        do throws(Errno) { n = try fd.read(into: &buffer, at: filled) } catch {
+            throw error == .wouldBlock ? failure("reading it would block", errno: error) : failure(error)
         }
         if n == 0 { break }
         filled += n
@@ -117,40 +115,29 @@ func byteCount(_ bytes: Int) -> String {
 /// - Throws: `GLibError` in the `G_FILE_ERROR` domain when the folder is missing or not writable, or a
 ///   write fails; its message names the file.
 public func writeFileAtomically(_ path: String, contents: [UInt8], mode: Int32 = 0o600, durable: Bool = false) throws(GLibError) {
-    func failure(_ what: String) -> GLibError {
-        let code = errno
-        return GLibError(domain: "g-file-error-quark", code: Int32(g_file_error_from_errno(code).rawValue),
-                         message: "cannot \(what) \(path): \(String(cString: g_strerror(code)))")
+    func failure(_ what: String, _ code: Errno = .current) -> GLibError {
+        GLibError(domain: "g-file-error-quark", code: Int32(g_file_error_from_errno(code.rawValue).rawValue),
+                  message: "cannot \(what) \(path): \(String(cString: g_strerror(code.rawValue)))")
     }
     if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
         _ = g_mkdir_with_parents(String(path[..<slash]), 0o700)
     }
     var template = Array((path + ".XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { g_mkstemp_full($0.baseAddress, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode) }
-    guard fd >= 0 else { throw failure("create a temporary file for") }
+    let fd = FileDescriptor(rawValue: template.withUnsafeMutableBufferPointer {
+        g_mkstemp_full($0.baseAddress, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode)
+    })
+    guard fd.rawValue >= 0 else { throw failure("create a temporary file for") }
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    var offset = 0
-    while offset < contents.count {
-        let n = contents[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else {
-            let error = failure("write")
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
-        offset += n
-    }
-    if durable && fsync(fd) != 0 {
-        let error = failure("sync")
-        close(fd)
+    func abandon(_ what: String, _ code: Errno) -> GLibError {
+        try? fd.close()
         unlink(temporary)
-        throw error
+        return failure(what, code)
     }
-    guard close(fd) == 0 else {
-        let error = failure("write")
+    do throws(Errno) { try fd.writeAll(contents) } catch { throw abandon("write", error) }
+    if durable && fsync(fd.rawValue) != 0 { throw abandon("sync", .current) }
+    do throws(Errno) { try fd.close() } catch {
         unlink(temporary)
-        throw error
+        throw failure("write", error)
     }
     guard rename(temporary, path) == 0 else {
         let error = failure("replace")

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import CGio
+import SystemKit
 
 /// A `GMainLoop` on the default `GMainContext` (GLib Reference Manual, "The Main Event Loop").
 public final class MainLoop {
@@ -149,12 +150,12 @@ public enum MainContext {
     /// `G_IO_IN | G_IO_HUP | G_IO_ERR`) until `body` returns false. The descriptor's blocking mode is left
     /// as it is, and it is not closed when the watch ends.
     @discardableResult
-    public static func watch(fd: Int32, _ body: @escaping (_ condition: FDCondition) -> Bool) -> Source {
+    public static func watch(fd: FileDescriptor, _ body: @escaping (_ condition: FDCondition) -> Bool) -> Source {
         let condition = GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue)
         let dispatch: GUnixFDSourceFunc = { _, condition, pointer in
             SourceCallback<WatchBody>.from(pointer)(FDCondition(condition)) ? 1 : 0
         }
-        return Source(id: g_unix_fd_add_full(priorityDefault, fd, condition, dispatch,
+        return Source(id: g_unix_fd_add_full(priorityDefault, fd.rawValue, condition, dispatch,
                                              SourceCallback<WatchBody>.retained(body), releaseWatch))
     }
 
@@ -162,12 +163,12 @@ public enum MainContext {
     /// (`g_unix_fd_add_full` with `G_IO_OUT | G_IO_HUP | G_IO_ERR`) until `body` returns false. For writing to
     /// a pipe in non-blocking mode a little at a time; the descriptor is not closed when the watch ends.
     @discardableResult
-    public static func watchWritable(fd: Int32, _ body: @escaping (_ condition: FDCondition) -> Bool) -> Source {
+    public static func watchWritable(fd: FileDescriptor, _ body: @escaping (_ condition: FDCondition) -> Bool) -> Source {
         let condition = GIOCondition(G_IO_OUT.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue)
         let dispatch: GUnixFDSourceFunc = { _, condition, pointer in
             SourceCallback<WatchBody>.from(pointer)(FDCondition(condition)) ? 1 : 0
         }
-        return Source(id: g_unix_fd_add_full(priorityDefault, fd, condition, dispatch,
+        return Source(id: g_unix_fd_add_full(priorityDefault, fd.rawValue, condition, dispatch,
                                              SourceCallback<WatchBody>.retained(body), releaseWatch))
     }
 

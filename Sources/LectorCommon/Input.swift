@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import GLibKit
 import SpeechCore
+import SystemKit
 
 /// Where `lector read` gets its text: arguments, `--file`, or standard input (`-`, or no text and a
 /// standard input that is not a terminal). Bytes are decoded as UTF-8 with invalid sequences repaired
@@ -272,23 +273,23 @@ public enum Input {
         func refuse(_ why: String) -> Result<String, Failure> { .failure(Failure(message: "cannot read \(what): \(why)")) }
         var failure: String?
         var complete = false
+        let file = FileDescriptor(rawValue: fd)
         let text = String(unsafeUninitializedCapacity: max(size, 1)) { buffer -> Int in
             var count = 0
-            while count < size {
-                let n = Glibc.read(fd, buffer.baseAddress! + count, size - count)
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { failure = String(cString: strerror(errno)); return 0 }
-                if n == 0 { break }
-                count += n
+            do throws(Errno) {
+                while count < size {
+                    let n = try file.read(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count..<size])))
+                    if n == 0 { break }
+                    count += n
+                }
+            } catch {
+                failure = error.description
+                return 0
             }
-            var probe: UInt8 = 0
-            while true {
-                let n = Glibc.read(fd, &probe, 1)
-                if n < 0 && errno == EINTR { continue }
-                complete = n == 0
-                if n > 0 { _ = lseek(fd, -Int(count) - 1, SEEK_CUR) }
-                break
-            }
+            var probe: [UInt8] = [0]
+            let n = (try? file.read(into: &probe)) ?? -1
+            complete = n == 0
+            if n > 0 { _ = try? file.seek(offset: -Int64(count) - 1, from: .current) }
             return count
         }
         if let failure { return refuse(failure) }
@@ -311,9 +312,8 @@ public enum Input {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failure(.failed(String(cString: strerror(errno)))) }
+            let n: Int
+            do throws(Errno) { n = try FileDescriptor(rawValue: fd).read(into: &chunk) } catch { return .failure(.failed(error.description)) }
             if n == 0 { return .success(bytes) }
             bytes.append(contentsOf: chunk[0..<n])
             if bytes.count > maximumBytes { return .failure(.tooLarge) }

@@ -3,6 +3,7 @@ import GLibKit
 import LectorCommon
 import SpeechCore
 import Synthesis
+import SystemKit
 
 /// The commands that need eSpeak NG, PulseAudio or the rest of the reading machinery, run in the
 /// `lector-daemon` executable; `lector` (the command line, see `LectorClient.Command`) hands them over to it.
@@ -39,7 +40,7 @@ public struct DaemonCommands: LocalCommands {
 
     /// `lector worker`: eSpeak NG synthesis for the daemon, over standard input and output (`Worker`).
     public func worker() -> Int32 {
-        Worker.run(input: 0, output: 1)
+        Worker.run(input: .standardInput, output: .standardOutput)
     }
 
     /// `lector voices [--lang TAG]`: eSpeak NG's voices, one a line: BCP 47 tag, name, identifier, gender

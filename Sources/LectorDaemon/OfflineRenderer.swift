@@ -3,89 +3,105 @@ import GLibKit
 import LectorCommon
 import SpeechCore
 import Synthesis
+import SystemKit
 
-/// `lector read --output PATH.wav`: drives the same synthesis worker as the daemon, with no daemon and no
-/// sound server, and writes what the daemon would play to a RIFF/WAVE file (16-bit mono, 22,050 Hz).
-/// A sentence that crashes eSpeak NG is skipped with a one-line warning, as in the daemon.
+/// `lector read --output PATH.wav`: synthesizes an utterance with the daemon's own `SynthesisClient` (the
+/// one client of the worker protocol: its restarts, watchdog and retry), on a GLib main loop run for the
+/// duration of the rendering, with no daemon and no sound server, and writes what the daemon would play to
+/// a RIFF/WAVE file (16-bit mono, 22,050 Hz). A sentence the worker is lost on (an eSpeak NG crash, a hang)
+/// is skipped with a one-line warning, as in the daemon.
 struct OfflineRenderer {
     /// Renders `utterance` to `path`. Returns the number of samples written.
     /// - Throws: `RenderError` with a one-line message when the file cannot be written or the worker not started.
     static func render(_ utterance: Utterance, to path: String) throws(RenderError) -> Int {
-        var samples: [Int16] = []
-        var worker: ChildProcess?
-        var decoder = WorkerFrameDecoder()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var configured: WorkerRequest?
-
-        for (index, sentence) in utterance.sentences.enumerated() {
-            if worker == nil {
-                do { worker = try ChildProcess(argv: [executablePath(), "worker"]) } catch {
-                    throw RenderError(message: "cannot start the synthesis worker: \(error)")
-                }
-                decoder = WorkerFrameDecoder()
-                configured = nil
-            }
-            guard let child = worker else { break }
-            // Each sentence with its own voice: a text given no language changes voice per paragraph.
-            let configuration = WorkerRequest.configure(voice: utterance.voice(ofSentence: index).engineVoice,
-                                                        rate: utterance.rate, pitch: utterance.pitch)
-            if configured != configuration {
-                writeAll(child.stdinFD, WorkerCodec.encode(configuration))
-                configured = configuration
-            }
-            let tag = UInt32(index + 1)
-            let request: WorkerRequest = sentence.markup.map { .synthesizeSSML(tag: tag, markup: $0) } ?? .synthesize(tag: tag, text: sentence.text)
-            writeAll(child.stdinFD, WorkerCodec.encode(request))
-            var done = false
-            var sentenceAudio: [Int16] = []
-            while !done {
-                let n = buffer.withUnsafeMutableBytes { read(child.stdoutFD, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { // the worker died on this sentence
-                    let excerpt = sentence.text.count > 60 ? String(sentence.text.prefix(57)) + "…" : sentence.text
-                    printError("warning: eSpeak NG crashed on sentence \(index + 1) (“\(excerpt)”); skipped it")
-                    child.kill()
-                    worker = nil
-                    sentenceAudio = []
-                    break
-                }
-                decoder.append(buffer[0..<n])
-                do {
-                    while let frame = try decoder.next() {
-                        switch frame {
-                        case .audio(let t, let pcm) where t == tag: sentenceAudio.append(contentsOf: pcm)
-                        case .end(let t, _) where t == tag: done = true
-                        case .failed(let t, let message) where t == tag:
-                            printError("warning: sentence \(index + 1) not read: \(message)")
-                            done = true
-                        default: break
-                        }
-                    }
-                } catch {
-                    throw RenderError(message: "the synthesis worker sent a malformed frame: \(error)")
-                }
-            }
-            samples.append(contentsOf: sentenceAudio)
+        let samples = try OfflineSynthesis(utterance).run()
+        let file: FileDescriptor
+        do throws(Errno) {
+            file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+        } catch {
+            throw RenderError(message: "cannot write \(path): \(error)")
         }
-        worker?.closeStdin()
-
-        guard let file = fopen(path, "wb") else {
-            throw RenderError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+        do throws(Errno) {
+            defer { try? file.close() }
+            try file.writeAll(WAV.header(sampleRate: ReadingEngine.sampleRate, samples: samples.count))
+            try samples.withUnsafeBytes { raw in Result { () throws(Errno) in try file.writeAll(raw) } }.get()
+        } catch {
+            throw RenderError(message: "cannot write \(path): \(error)")
         }
-        defer { fclose(file) }
-        let header = WAV.header(sampleRate: ReadingEngine.sampleRate, samples: samples.count)
-        let ok = header.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
-            && samples.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
-        guard ok else { throw RenderError(message: "cannot write \(path): \(String(cString: strerror(errno)))") }
         return samples.count
     }
+}
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+/// The synthesis of one utterance for `OfflineRenderer`: one sentence at a time, each with its own voice (a
+/// text given no language changes voice per paragraph), until the last has ended, failed or been lost.
+private final class OfflineSynthesis {
+    private let utterance: Utterance
+    private let client = SynthesisClient(argv: [executablePath(), "worker"])
+    private let loop = MainLoop()
+    /// The sentence being synthesized, and the tag of its request.
+    private var index = -1
+    private var tag: UInt32 = 0
+    private var sentenceAudio: [Int16] = []
+    private var samples: [Int16] = []
+    private var failure: RenderError?
+
+    init(_ utterance: Utterance) {
+        self.utterance = utterance
+    }
+
+    /// The audio of every sentence read, in order.
+    /// - Throws: `RenderError` when the worker cannot be started.
+    func run() throws(RenderError) -> [Int16] {
+        guard !utterance.sentences.isEmpty else { return [] }
+        client.onFrame = { [unowned self] frame in received(frame) }
+        client.onLost = { [unowned self] lostTag, reason in
+            guard lostTag == tag else { return }
+            let text = utterance.sentences[index].text
+            let excerpt = text.count > 60 ? String(text.prefix(57)) + "…" : text
+            printError("warning: \(reason) on sentence \(index + 1) (“\(excerpt)”); skipped it")
+            sentenceAudio = []
+            next()
         }
+        client.onUnavailable = { [unowned self] reason in
+            failure = RenderError(message: reason)
+            loop.quit()
+        }
+        // From the loop: a worker that cannot start quits it, which only a running loop notices.
+        MainContext.idle { [unowned self] in next() }
+        loop.run()
+        client.terminate()
+        if let failure { throw failure }
+        return samples
+    }
+
+    private func received(_ frame: WorkerFrame) {
+        switch frame {
+        case .audio(let t, let pcm) where t == tag:
+            sentenceAudio.append(contentsOf: pcm)
+        case .end(let t, _) where t == tag:
+            next()
+        case .failed(let t, let message) where t == tag:
+            printError("warning: sentence \(index + 1) not read: \(message)")
+            next()
+        default:
+            break
+        }
+    }
+
+    /// Keeps the audio of the sentence that ended and asks for the next one, or ends the loop after the last.
+    private func next() {
+        samples.append(contentsOf: sentenceAudio)
+        sentenceAudio = []
+        index += 1
+        guard index < utterance.sentences.count else {
+            tag = 0
+            loop.quit()
+            return
+        }
+        let sentence = utterance.sentences[index]
+        client.configure(voice: utterance.voice(ofSentence: index).engineVoice, rate: utterance.rate, pitch: utterance.pitch)
+        tag = UInt32(truncatingIfNeeded: index + 1) // one request at a time: the sentence's number tells it
+        client.synthesize(sentence.markup ?? sentence.text, tag: tag, ssml: sentence.markup != nil)
     }
 }
 

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import GLibKit
 import Synthesis
+import SystemKit
 
 /// The daemon's side of the synthesis worker (`lector worker`, a child process over eSpeak NG).
 ///
@@ -193,7 +194,7 @@ final class SynthesisClient {
         let worker = Process(child: child)
         process = worker
         for fd in [child.stdinFD, child.stdoutFD] {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            try? fd.setNonBlocking()
         }
         child.onExit { [weak self, weak worker] status in
             guard let self, let worker, worker === self.process else { return }
@@ -231,10 +232,10 @@ final class SynthesisClient {
         let fd = worker.child.stdinFD
         var offset = 0
         while offset < worker.outbox.count {
-            let n = worker.outbox[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let written: Int?
+            do throws(Errno) { written = try nilIfWouldBlock { () throws(Errno) -> Int in try fd.write(worker.outbox[offset...]) } } catch { written = 0 }
+            guard let n = written else { break }
             if n > 0 { offset += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
             // The worker is gone; its exit (onExit) sends the wanted requests to the next one.
             worker.outbox.removeAll()
             return
@@ -274,17 +275,13 @@ final class SynthesisClient {
     private enum ReadResult { case data, wouldBlock, end }
 
     private func readOnce(_ worker: Process) -> ReadResult {
-        while true {
-            let n = readBuffer.withUnsafeMutableBytes { read(worker.child.stdoutFD, $0.baseAddress, $0.count) }
-            if n > 0 {
-                worker.decoder.append(readBuffer[0..<n])
-                lastProgress = MainContext.monotonicMicroseconds
-                return .data
-            }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .wouldBlock }
-            return .end
-        }
+        let read: Int?
+        do throws(Errno) { read = try nilIfWouldBlock { () throws(Errno) -> Int in try worker.child.stdoutFD.read(into: &readBuffer) } } catch { return .end }
+        guard let n = read else { return .wouldBlock }
+        guard n > 0 else { return .end }
+        worker.decoder.append(readBuffer[0..<n])
+        lastProgress = MainContext.monotonicMicroseconds
+        return .data
     }
 
     private func drainFrames(_ worker: Process) {
@@ -420,8 +417,7 @@ final class SynthesisClient {
         }
         if now - lastProgress >= Self.stallLimit {
             // The daemon may have been the slow one: output waiting in the pipe is progress not read yet.
-            var p = pollfd(fd: worker.child.stdoutFD, events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, 0) > 0 {
+            if (try? worker.child.stdoutFD.wait(for: .readable, timeoutMilliseconds: 0)) == true {
                 lastProgress = now
             } else {
                 kill(worker, .stalled)

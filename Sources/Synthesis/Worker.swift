@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import CESpeakNG
+import SystemKit
 
 /// The synthesis worker: a child process of the daemon that owns eSpeak NG.
 ///
@@ -35,13 +36,13 @@ public enum Worker {
     ///   - output: file descriptor to write frames to.
     /// - Returns: the process exit code: ``exitSuccess`` (0) at end of input, ``exitIOError`` (1),
     ///   or ``exitProtocolError`` (2).
-    public static func run(input: Int32, output: Int32) -> Int32 {
+    public static func run(input: FileDescriptor, output: FileDescriptor) -> Int32 {
         _ = signal(SIGPIPE, SIG_IGN)
         _ = signal(SIGABRT, SIG_DFL)
         guard let espeak = lector_espeak()?.pointee else { return exitIOError }  // it said why
         let rate = espeak.Initialize(AUDIO_OUTPUT_SYNCHRONOUS, chunkMilliseconds, nil, espeakINITIALIZE_DONT_EXIT)
         guard rate > 0 else {
-            FileDescriptorIO.diagnose("eSpeak NG could not be initialized (espeak_Initialize returned \(rate))")
+            diagnose("eSpeak NG could not be initialized (espeak_Initialize returned \(rate))")
             return exitIOError
         }
         espeak.SetSynthCallback { wav, count, events -> Int32 in
@@ -53,6 +54,11 @@ public enum Worker {
                                     fault: WorkerFault(environment: getenv(WorkerFault.environmentVariable)))
         guard session.send(.ready(sampleRate: Int(rate))) else { return exitIOError }
         return session.serve()
+    }
+
+    /// Writes one line to standard error (diagnostics of the worker process).
+    static func diagnose(_ message: String) {
+        try? FileDescriptor.standardError.writeAll(Array(("lector worker: " + message + "\n").utf8))
     }
 }
 
@@ -99,8 +105,8 @@ struct WorkerFault {
 /// thread, with this object as `user_data`; between chunks the session reads whatever requests have arrived,
 /// so that a ``WorkerRequest/cancel(tag:)`` cuts the request being synthesized.
 final class WorkerSession {
-    private let input: Int32
-    private let output: Int32
+    private let input: FileDescriptor
+    private let output: FileDescriptor
     private let espeak: lector_espeak_functions
     private let fault: WorkerFault?
     private var decoder = WorkerRequestDecoder()
@@ -127,7 +133,7 @@ final class WorkerSession {
     /// Set by a failed `configure`: every `synthesize` fails with it until a `configure` succeeds.
     private var voiceError: String?
 
-    init(input: Int32, output: Int32, espeak: lector_espeak_functions, fault: WorkerFault?) {
+    init(input: FileDescriptor, output: FileDescriptor, espeak: lector_espeak_functions, fault: WorkerFault?) {
         self.input = input
         self.output = output
         self.espeak = espeak
@@ -153,7 +159,7 @@ final class WorkerSession {
             if let inputError { return inputError }
             if inputEnded {
                 if decoder.bufferedByteCount > 0 {
-                    FileDescriptorIO.diagnose("input ended inside a frame (\(decoder.bufferedByteCount) bytes left)")
+                    Worker.diagnose("input ended inside a frame (\(decoder.bufferedByteCount) bytes left)")
                     return Worker.exitProtocolError
                 }
                 return Worker.exitSuccess
@@ -164,8 +170,9 @@ final class WorkerSession {
 
     /// Reads once from the input (blocking until something arrives) and queues the requests decoded.
     private func readInput() {
-        guard let n = FileDescriptorIO.read(input, into: &readBuffer) else {
-            FileDescriptorIO.diagnose("reading requests failed (errno \(errno))")
+        let n: Int
+        do throws(Errno) { n = try input.readWaiting(into: &readBuffer) } catch {
+            Worker.diagnose("reading requests failed (errno \(error.rawValue))")
             inputError = Worker.exitIOError
             return
         }
@@ -174,7 +181,7 @@ final class WorkerSession {
         do {
             while let request = try decoder.next() { receive(request) }
         } catch {
-            FileDescriptorIO.diagnose(error.description)
+            Worker.diagnose(error.description)
             inputError = Worker.exitProtocolError
         }
     }
@@ -192,8 +199,7 @@ final class WorkerSession {
     /// Reads the requests that have arrived while synthesizing, without blocking.
     private func pollInput() {
         guard !inputEnded, inputError == nil else { return }
-        var p = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 0) > 0 else { return }
+        guard (try? input.wait(for: .readable, timeoutMilliseconds: 0)) == true else { return }
         readInput()
     }
 
@@ -337,9 +343,9 @@ final class WorkerSession {
 
     private func flush() -> Bool {
         if outputFailed { return false }
-        if !FileDescriptorIO.writeAll(output, pending) {
+        do throws(Errno) { try output.writeAll(pending) } catch {
             outputFailed = true
-            FileDescriptorIO.diagnose("writing frames failed (errno \(errno))")
+            Worker.diagnose("writing frames failed (errno \(error.rawValue))")
         }
         pending.removeAll(keepingCapacity: true)
         return !outputFailed

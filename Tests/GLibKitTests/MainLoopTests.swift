@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Testing
 @testable import GLibKit
+import SystemKit
 
 /// Everything that runs the shared default main context, one test at a time.
 @Suite(.serialized) struct MainLoopTests {
@@ -59,7 +60,7 @@ import Testing
         #expect(pipe(&fds) == 0)
         var seen: [FDCondition] = []
         var bytes: [UInt8] = []
-        let watch = MainContext.watch(fd: fds[0]) { condition in
+        let watch = MainContext.watch(fd: FileDescriptor(rawValue: fds[0])) { condition in
             seen.append(condition)
             var buffer = [UInt8](repeating: 0, count: 16)
             let n = read(fds[0], &buffer, 16)
@@ -98,14 +99,14 @@ import Testing
     @Test func childProcessPipesAndExitStatus() throws {
         let cat = try ChildProcess(argv: ["cat"])
         #expect(cat.pid > 0)
-        _ = write(cat.stdinFD, "to cat\n", 7)
+        _ = write(cat.stdinFD.rawValue, "to cat\n", 7)
         cat.closeStdin()
         cat.closeStdin()
         var output: [UInt8] = []
         var status: GLibKit.ExitStatus?
         MainContext.watch(fd: cat.stdoutFD) { _ in
             var buffer = [UInt8](repeating: 0, count: 64)
-            let n = read(cat.stdoutFD, &buffer, 64)
+            let n = read(cat.stdoutFD.rawValue, &buffer, 64)
             if n > 0 { output += buffer[0..<n] }
             return n > 0
         }

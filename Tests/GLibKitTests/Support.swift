@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 @testable import GLibKit
+import SystemKit
 
 /// Iterates the default main context until `done()` or `milliseconds` pass; returns `done()`.
 @discardableResult
@@ -22,7 +23,7 @@ func run(_ argv: [String], mergeStderr: Bool = false) throws -> (status: GLibKit
     var eof = false
     let watch = MainContext.watch(fd: child.stdoutFD) { _ in
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = read(child.stdoutFD, &buffer, buffer.count)
+        let n = read(child.stdoutFD.rawValue, &buffer, buffer.count)
         if n > 0 { output += buffer[0..<n]; return true }
         eof = true
         return false
@@ -42,7 +43,7 @@ final class PrivateBus {
         daemon = try ChildProcess(argv: ["dbus-daemon", "--session", "--nofork", "--print-address=1"])
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while read(daemon.stdoutFD, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        while read(daemon.stdoutFD.rawValue, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
         address = String(decoding: line, as: UTF8.self)
     }
 

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import SystemKit
 import Testing
 @testable import Synthesis
 
@@ -52,7 +53,7 @@ final class WorkerProcess {
                 _ = execv(path, argv)
                 _exit(127)
             }
-            _exit(Worker.run(input: request[0], output: response[1]))
+            _exit(Worker.run(input: FileDescriptor(rawValue: request[0]), output: FileDescriptor(rawValue: response[1])))
         }
         close(request[0])
         close(response[1])
@@ -81,11 +82,11 @@ final class WorkerProcess {
     }
 
     func send(_ request: WorkerRequest) {
-        _ = FileDescriptorIO.writeAll(toWorker, WorkerCodec.encode(request))
+        try? FileDescriptor(rawValue: toWorker).writeAll(WorkerCodec.encode(request))
     }
 
     func sendRaw(_ bytes: [UInt8]) {
-        _ = FileDescriptorIO.writeAll(toWorker, bytes)
+        try? FileDescriptor(rawValue: toWorker).writeAll(bytes)
     }
 
     /// Closes the request pipe: the worker sees end of input.
@@ -109,7 +110,7 @@ final class WorkerProcess {
             var p = pollfd(fd: fromWorker, events: Int16(POLLIN), revents: 0)
             let ms = Int32(min(milliseconds(remaining) + 1, 60_000))
             if poll(&p, 1, ms) <= 0 { continue }
-            guard let n = FileDescriptorIO.read(fromWorker, into: &readBuffer), n > 0 else { return nil }
+            guard let n = try? FileDescriptor(rawValue: fromWorker).readWaiting(into: &readBuffer), n > 0 else { return nil }
             decoder.append(readBuffer[0..<n])
         }
     }
