@@ -12,6 +12,7 @@ public final class Daemon {
     private let server: SoundServer
     private let synthesis: SynthesisClient
     private let engine: ReadingEngine
+    private let reader: Reader
     private let preparer = UtterancePreparer()
     private let lector: LectorService
     private var mpris: MPRISService!
@@ -38,9 +39,10 @@ public final class Daemon {
         ])
         synthesis = SynthesisClient(argv: [executablePath(), "worker"])
         engine = ReadingEngine(server: server, synthesis: synthesis)
-        lector = LectorService(engine: engine, preparer: preparer)
+        reader = Reader(engine: engine, preparer: preparer)
+        lector = LectorService(reader: reader)
         keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer)
-        mpris = MPRISService(engine: engine, lector: lector, quit: { [unowned self] in self.loop.quit() })
+        mpris = MPRISService(reader: reader, quit: { [unowned self] in self.loop.quit() })
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
         if let volume = preparer.configuration.volume { engine.setVolume(volume) }
         if ducking == nil, let configured = preparer.configuration.ducking { duckingMode = configured }
@@ -68,12 +70,16 @@ public final class Daemon {
             printError("cannot connect to the session bus: \(error)")
             return 1
         }
-        let bookmarks = wire(connection)
+        let notifier = FailureNotifier(connection: connection)
+        reader.onEvent = { [unowned self] event, position in
+            self.lector.emit(event, position: position)
+            notifier.observe(event)
+        }
         keeper?.restore()
         // Other players are paused from the MPRIS connection, which is then the one left out as Lector's own.
         ducking = Ducking(mode: duckingMode, server: server, connection: mprisConnection, persistent: !instance)
-        engine.onChange = { [unowned self] in
-            self.ducking?.follow(self.engine.manager.state)
+        reader.onChange = { [unowned self] in
+            self.ducking?.follow(self.reader.state)
             self.scheduleAnnouncement()
             self.keeper?.changed()
         }
@@ -99,7 +105,7 @@ public final class Daemon {
         loop.run()
         keeper?.finish() // before stopping: what was being read is what the next daemon resumes
         try? engine.apply { m in m.stop() }
-        bookmarks.flush()
+        reader.bookmarks.flush()
         synthesis.terminate()
         finishDucking()
         mprisOwnership?.release()
@@ -108,25 +114,6 @@ public final class Daemon {
         mprisConnection.flush()
         server.disconnect()
         return exitCode
-    }
-
-    /// Connects what follows the reading's events to them: D-Bus signals, the failure notification, the sleep
-    /// timer, bookmarks.
-    private func wire(_ connection: DBusConnection) -> Bookmarks {
-        let notifier = FailureNotifier(connection: connection)
-        let sleepTimer = SleepTimer(engine: engine)
-        sleepTimer.onChange = { [unowned self] in self.scheduleAnnouncement() }
-        lector.sleepTimer = sleepTimer
-        let bookmarks = Bookmarks(engine: engine)
-        lector.bookmarks = bookmarks
-        mpris.sleepTimer = sleepTimer
-        engine.onEvent = { [unowned self] event, position in
-            self.lector.emit(event, position: position)
-            notifier.observe(event)
-            sleepTimer.observe(event)
-            bookmarks.observe(event)
-        }
-        return bookmarks
     }
 
     /// Asks for Lector's bus name on `connection`, then the MPRIS one on `mpris` (a separate instance: the

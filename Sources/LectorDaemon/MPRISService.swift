@@ -16,8 +16,7 @@ final class MPRISService: DBusDeferringObject {
     /// The object path `mpris:trackid` takes when nothing is loaded (MPRIS2 2.2).
     static let noTrack = MPRIS.noTrack
 
-    private let engine: ReadingEngine
-    private let lector: LectorService
+    private let reader: Reader
     private let quit: () -> Void
     /// The connections it is exported on, weakly: Lector's own (for the command line's Seek and Next) and the
     /// one that owns the MPRIS name (for everyone else, sandboxed players' clients included).
@@ -25,17 +24,14 @@ final class MPRISService: DBusDeferringObject {
     private var connection: DBusConnection? { exportedOn.lazy.compactMap { $0() }.first }
     private var announced: [String: [String: Variant]] = [:]
     private let artURL: String?
-    /// Shown in the metadata as `lector:sleepTimer` while set.
-    var sleepTimer: SleepTimer?
     /// Who may open which file by OpenUri (`OpenPolicy`), and the facts it judges.
     private lazy var openGate = OpenUriGate { [weak self] sender, done in
         guard let connection = self?.connection else { return done(.failure(.failed("no connection to the bus"))) }
         Self.credentials(of: sender, on: connection, done)
     }
 
-    init(engine: ReadingEngine, lector: LectorService, quit: @escaping () -> Void) {
-        self.engine = engine
-        self.lector = lector
+    init(reader: Reader, quit: @escaping () -> Void) {
+        self.reader = reader
         self.quit = quit
         artURL = Self.findIcon().flatMap(pathToFileURI)
     }
@@ -52,38 +48,36 @@ final class MPRISService: DBusDeferringObject {
     // MARK: DBusObject
 
     func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
-        let m = engine.manager
+        let loaded = reader.current != nil
         switch (interface, method) {
         case (Self.rootInterface, MPRIS.RootMethod.raise.rawValue): break // CanRaise is false: no window to raise
         case (Self.rootInterface, MPRIS.RootMethod.quit.rawValue):
             Log.message("ending: MPRIS Quit from \(sender)")
             quit()
         case (Self.playerInterface, MPRIS.PlayerMethod.play.rawValue):
-            guard m.current != nil else { break } // spec: no effect when there is nothing to play
-            try transition { m throws(SpeechError) in try m.play() }
-        case (Self.playerInterface, MPRIS.PlayerMethod.pause.rawValue): try transition { m in m.pause() }
+            guard loaded else { break } // spec: no effect when there is nothing to play
+            try failing { () throws(SpeechError) in try reader.play() }
+        case (Self.playerInterface, MPRIS.PlayerMethod.pause.rawValue): reader.pause()
         case (Self.playerInterface, MPRIS.PlayerMethod.playPause.rawValue):
-            guard m.current != nil else { break }
-            try transition { m throws(SpeechError) in try m.toggle() }
-        case (Self.playerInterface, MPRIS.PlayerMethod.stop.rawValue): try transition { m in m.stop() }
+            guard loaded else { break }
+            try failing { () throws(SpeechError) in try reader.toggle() }
+        case (Self.playerInterface, MPRIS.PlayerMethod.stop.rawValue): reader.stop()
         case (Self.playerInterface, MPRIS.PlayerMethod.next.rawValue):
-            if let u = m.current, !u.isComplete, m.sentenceIndex + 1 >= u.sentences.count { engine.prepareRest?() }
-            guard let u = engine.manager.current, m.sentenceIndex + 1 < u.sentences.count else { break }
-            try jump(to: m.sentenceIndex + 1)
+            if try failing({ () throws(SpeechError) in try reader.next() }) { seeked() }
         case (Self.playerInterface, MPRIS.PlayerMethod.previous.rawValue):
-            guard m.current != nil else { break }
-            try jump(to: max(0, m.sentenceIndex - 1))
+            guard loaded else { break }
+            try jump(to: max(0, reader.sentenceIndex - 1))
         case (Self.playerInterface, MPRIS.PlayerMethod.seek.rawValue):
             guard let offset = arguments.first?.int64 else { throw .invalidArgs("Seek takes (x offset)") }
-            guard m.current != nil else { break }
-            let (target, overflow) = engine.position.addingReportingOverflow(offset)
+            guard loaded else { break }
+            let (target, overflow) = reader.position.addingReportingOverflow(offset)
             try seek(to: overflow ? (offset > 0 ? Int64.max : 0) : target)
         case (Self.playerInterface, MPRIS.PlayerMethod.setPosition.rawValue):
             guard arguments.count == 2, case .objectPath(let track) = arguments[0], let position = arguments[1].int64 else {
                 throw .invalidArgs("SetPosition takes (o track, x position)")
             }
             // Spec: ignored for a track that is not the current one, and for a position outside [0, length].
-            guard track == trackID, position >= 0, position <= engine.length else { break }
+            guard track == trackID, position >= 0, position <= reader.length else { break }
             try seek(to: position)
         default:
             throw .unknownMethod("no method \(method) in \(interface)")
@@ -92,7 +86,7 @@ final class MPRISService: DBusDeferringObject {
     }
 
     func property(_ name: String, interface: String) throws(DBusError) -> Variant {
-        if interface == Self.playerInterface && name == MPRIS.PlayerProperty.position.rawValue { return .int64(engine.position) }
+        if interface == Self.playerInterface && name == MPRIS.PlayerProperty.position.rawValue { return .int64(reader.position) }
         // Metadata (the sentence, the text's first characters) is built only when it is asked for: a client
         // polling PlaybackStatus while reading costs a few µs instead of building it each time.
         let all = interface == Self.rootInterface ? rootProperties()
@@ -105,15 +99,15 @@ final class MPRISService: DBusDeferringObject {
         switch (interface, name) {
         case (Self.playerInterface, MPRIS.PlayerProperty.volume.rawValue):
             guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Volume is a number (d) from 0.0 to 1.0") }
-            engine.setVolume(v)
+            reader.setVolume(v)
         case (Self.playerInterface, MPRIS.PlayerProperty.rate.rawValue):
             guard let v = value.unboxed.double, !v.isNaN else { throw .invalidArgs("Rate is a number (d)") }
-            if v == 0 { try transition { m in m.pause() }; return } // spec: a rate of 0.0 acts as Pause
+            if v == 0 { reader.pause(); return } // spec: a rate of 0.0 acts as Pause
             let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(SpeakOptions.defaultRate)).rounded())
-            let before = engine.manager.current?.rate
-            try transition { m in m.changeRate(wpm) }
+            let before = reader.current?.rate
+            reader.setRate(wpm)
             // The current sentence starts again at the new rate: the position jumps back to its start.
-            if engine.manager.state != .stopped, before != engine.manager.current?.rate { seeked() }
+            if reader.state != .stopped, before != reader.current?.rate { seeked() }
         case (Self.playerInterface, MPRIS.PlayerProperty.loopStatus.rawValue), (Self.playerInterface, MPRIS.PlayerProperty.shuffle.rawValue),
              (Self.rootInterface, MPRIS.RootProperty.fullscreen.rawValue):
             break // not supported: the value stays as it is (None, false, false)
@@ -124,27 +118,27 @@ final class MPRISService: DBusDeferringObject {
 
     // MARK: methods
 
-    private func transition(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(DBusError) {
-        do { try engine.apply(body) } catch {
-            throw .failed(error.description)
-        }
+    /// Runs `body`; a `SpeechError` is a Failed error with its description.
+    @discardableResult
+    private func failing<T>(_ body: () throws(SpeechError) -> T) throws(DBusError) -> T {
+        do { return try body() } catch { throw .failed(error.description) }
     }
 
     private func jump(to sentence: Int) throws(DBusError) {
-        try transition { m throws(SpeechError) in try m.jump(toSentence: sentence) }
+        try failing { () throws(SpeechError) in try reader.jump(to: sentence) }
         seeked()
     }
 
     private func seek(to position: Int64) throws(DBusError) {
         let moved: Bool
-        do { moved = try engine.seek(to: position) } catch { throw .failed(error.description) }
+        moved = try failing { () throws(SpeechError) in try reader.seek(to: position) }
         if moved { seeked() }
     }
 
     private func seeked() {
         for connection in exportedOn.compactMap({ $0() }) {
             connection.emitSignal(path: Self.path, interface: Self.playerInterface, name: MPRIS.PlayerSignal.seeked.rawValue,
-                                  arguments: [.int64(engine.position)])
+                                  arguments: [.int64(reader.position)])
         }
     }
 
@@ -196,7 +190,7 @@ final class MPRISService: DBusDeferringObject {
         options.title = input.title
         options.url = uri
         options.ssml = input.ssml
-        _ = try lector.speak(input.text, options: options)
+        _ = try reader.speak(input.text, options: options)
     }
 
     // MARK: properties
@@ -205,7 +199,7 @@ final class MPRISService: DBusDeferringObject {
     static let maximumRate = Double(SpeakOptions.rates.upperBound) / Double(SpeakOptions.defaultRate)
 
     private var trackID: String {
-        guard let u = engine.manager.current else { return Self.noTrack }
+        guard let u = reader.current else { return Self.noTrack }
         return "/org/lector/Lector/utterance/\(u.id)"
     }
 
@@ -226,24 +220,23 @@ final class MPRISService: DBusDeferringObject {
 
     /// The player interface's properties but Position; with `metadata` false, Metadata is left out.
     private func playerProperties(metadata withMetadata: Bool = true) -> [String: Variant] {
-        let m = engine.manager
-        let loaded = m.current != nil
+        let loaded = reader.current != nil
         let status: MPRIS.PlaybackStatus
-        switch m.state {
+        switch reader.state {
         case .reading: status = .playing
         case .paused: status = .paused
         case .stopped: status = .stopped
         }
-        let rate = Double(m.current?.rate ?? SpeakOptions.defaultRate) / Double(SpeakOptions.defaultRate)
+        let rate = Double(reader.current?.rate ?? SpeakOptions.defaultRate) / Double(SpeakOptions.defaultRate)
         var properties: [MPRIS.PlayerProperty: Variant] = [
             .playbackStatus: .string(status.rawValue),
             .loopStatus: .string("None"),
             .rate: .double(rate),
             .shuffle: .bool(false),
-            .volume: .double(engine.volume),
+            .volume: .double(reader.volume),
             .minimumRate: .double(Self.minimumRate),
             .maximumRate: .double(Self.maximumRate),
-            .canGoNext: .bool(m.current.map { m.sentenceIndex + 1 < $0.sentences.count || !$0.isComplete } ?? false),
+            .canGoNext: .bool(reader.current.map { reader.sentenceIndex + 1 < $0.sentences.count || !$0.isComplete } ?? false),
             .canGoPrevious: .bool(loaded),
             .canPlay: .bool(loaded),
             .canPause: .bool(loaded),
@@ -255,17 +248,17 @@ final class MPRISService: DBusDeferringObject {
     }
 
     private func metadata() -> Variant {
-        guard let u = engine.manager.current else {
+        guard let u = reader.current else {
             return .vardict([MPRIS.MetadataKey.trackID.rawValue: .objectPath(Self.noTrack)])
         }
-        let sentence = u.sentences[min(engine.manager.sentenceIndex, u.sentences.count - 1)].text
-        let voice = u.voice(ofSentence: engine.manager.sentenceIndex) // a text may change language per paragraph
+        let sentence = u.sentences[min(reader.sentenceIndex, u.sentences.count - 1)].text
+        let voice = u.voice(ofSentence: reader.sentenceIndex) // a text may change language per paragraph
         // Every client on the bus may read Metadata, sandboxed apps allowed to talk to media players included:
         // it carries of the text only what a widget shows, the sentence being read (README, "Who may open what").
         let title = sentence.split(whereSeparator: \.isNewline).joined(separator: " ")
         var d: [MPRIS.MetadataKey: Variant] = [
             .trackID: .objectPath(trackID),
-            .length: .int64(engine.length),
+            .length: .int64(reader.length),
             .title: .string(title),
             .album: .string(u.title),
             .asText: .string(title),
@@ -275,7 +268,7 @@ final class MPRISService: DBusDeferringObject {
         if let url = u.url { d[.url] = .string(url) }
         if let artURL { d[.artURL] = .string(artURL) }
         // Not an MPRIS key (the specification allows others in their own namespace): when the sleep timer pauses.
-        if let sleep = sleepTimer?.description { d[.sleepTimer] = .string(sleep) }
+        if let sleep = reader.sleepTimer.description { d[.sleepTimer] = .string(sleep) }
         return .vardict(d.wireNamed)
     }
 

@@ -1,0 +1,246 @@
+import GLibKit
+import LectorCommon
+import SpeechCore
+import Synthesis
+
+/// The front door of the reading: what every adapter (Lector1, MPRIS) asks of it, and everything that belongs
+/// to a reading from request to end: preparing the text, cutting the rest of a long one
+/// (`PendingSentences`), reading a file whole once its start is heard, bookmarks, the sleep timer.
+///
+/// Adapters translate D-Bus to these calls and read the snapshot (`state`, `current`, `position`, …); they
+/// never touch the state machine (`SpeechManager`) or the engine, nor each other. Every call runs on the GLib
+/// main loop.
+final class Reader {
+    private let engine: ReadingEngine
+    private let preparer: UtterancePreparer
+    /// The rest of a long text, cut into sentences while its start is read.
+    private let pending: PendingSentences
+    /// Pauses the reading at a time or at the end of a paragraph.
+    let sleepTimer: SleepTimer
+    /// Where files were left off, for texts read with a `url`.
+    let bookmarks: Bookmarks
+
+    /// An event, at the moment it is heard, with the position heard then (µs).
+    var onEvent: ((SpeechEvent, Int64) -> Void)?
+    /// Something clients may show changed: announce it, coalesced.
+    var onChange: (() -> Void)?
+
+    init(engine: ReadingEngine, preparer: UtterancePreparer) {
+        self.engine = engine
+        self.preparer = preparer
+        let pending = PendingSentences(engine: engine)
+        self.pending = pending
+        sleepTimer = SleepTimer(engine: engine)
+        bookmarks = Bookmarks(engine: engine)
+        engine.prepareRest = { [unowned pending] in pending.finish() }
+        engine.onEvent = { [unowned self] event, position in
+            self.sleepTimer.observe(event)
+            self.bookmarks.observe(event)
+            self.onEvent?(event, position)
+        }
+        engine.onChange = { [unowned self] in self.onChange?() }
+        sleepTimer.onChange = { [unowned self] in self.onChange?() }
+    }
+
+    // MARK: what clients see
+
+    /// reading, paused or stopped.
+    var state: SpeechState { engine.manager.state }
+    /// The text being read (or last read), if any.
+    var current: Utterance? { engine.manager.current }
+    /// The sentence being read (0 when stopped).
+    var sentenceIndex: Int { engine.manager.sentenceIndex }
+    /// Position heard in the current text, µs.
+    var position: Int64 { engine.position }
+    /// Length of the current text as published, µs.
+    var length: Int64 { engine.length }
+    /// Stream volume, linear 0...1.
+    var volume: Double { engine.volume }
+    /// The installed voices.
+    var voices: [Voice] { preparer.voices }
+
+    // MARK: reading
+
+    /// SpeakFile reads this much of a longer file before it is heard (16 KiB: ~15 minutes of speech, read in
+    /// ~0.02 ms); the whole file is read once its first sentence is on its way (see `complete`).
+    static let fileStartBytes = 16_384
+
+    /// Reads `text` with `options`; returns the utterance id.
+    ///
+    /// A text that is read at once is prepared only up to its first paragraph break after a few KB, so that
+    /// the first sound does not wait for the rest; the rest is cut in idle slices (`PendingSentences`). A
+    /// queued text is prepared whole.
+    ///
+    /// With `rest`, `text` is the start of a file: the whole file is read later, in the first step of
+    /// `PendingSentences`, unless its start is not enough (SSML is parsed whole, a queued text is prepared
+    /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
+    /// - Throws: `DBusError` with Lector's error names (data/org.lector.Lector1.xml): a full queue, a text or
+    ///   file that cannot be read, a bad language, voice, rate or pitch.
+    func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
+        let atOnce = !options.queue || engine.manager.state == .stopped
+        if !atOnce {
+            // Refused before the text is read whole or prepared: a full queue costs the caller nothing here.
+            do { try engine.manager.checkQueue(bytes: text.utf8.count + (rest?.remainingBytes ?? 0)) } catch {
+                Log.message("refused a queued text: \(error.description)")
+                throw Self.dbusError(error)
+            }
+        }
+        var text = text
+        var rest = rest
+        if let file = rest, options.ssml || !atOnce
+            || (!options.fromStart && options.url.map { bookmarks.hasBookmark(uri: $0) } == true) {
+            switch file.readWhole() {
+            case .success(let whole): text = whole
+            case .failure(let failure): throw Self.refused(failure)
+            }
+            rest = nil
+        }
+        // The first request after the daemon started: the worker loads eSpeak NG while the text is prepared
+        // (which lists the voices and opens ICU and CLD2 on first use).
+        engine.startSynthesis()
+        var (utterance, cutter) = try prepare(text, options: options, atOnce: atOnce)
+        if let rest { utterance.pendingText += rest.remainingBytes }  // about that many scalars
+        // The text read until now is freed once this one is on its way: freeing the ~10,000 sentences of a
+        // 1 MB text takes ~0.35 ms, which fell between this request and its first sound.
+        let replaced = engine.manager.current
+        try transition { m throws(SpeechError) in try m.speak(utterance, queue: options.queue) }
+        Self.freeLater(replaced)
+        if engine.manager.current?.id == utterance.id {
+            let start = utterance
+            pending.begin(cutter, utterance: utterance.id, completion: rest.map { file in
+                { [unowned self] in self.complete(start, cutter: cutter, file: file, options: options) }
+            })
+        }
+        continueFromBookmark(&utterance, options: options)
+        return utterance.id
+    }
+
+    private func prepare(_ text: String, options: SpeakOptions, atOnce: Bool) throws(DBusError) -> (Utterance, SentenceCutter?) {
+        do {
+            if atOnce {
+                return try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength)
+            }
+            return (try preparer.prepare(text, options: options), nil)
+        } catch {
+            Log.message("refused a text: \(error.message)")
+            throw DBusError(name: error.name, message: error.message)
+        }
+    }
+
+    /// A file read before continues where it was left off (the sentences up to there are cut first).
+    private func continueFromBookmark(_ utterance: inout Utterance, options: SpeakOptions) {
+        guard !options.queue, !options.fromStart, let index = bookmarks.resumePoint(for: utterance) else { return }
+        if index >= utterance.sentences.count { pending.finish() }
+        if let u = engine.manager.current, u.id == utterance.id { utterance = u }
+        Log.message("continuing \(utterance.url ?? "") at sentence \(index + 1) of \(utterance.sentences.count)")
+        try? engine.apply { m throws(SpeechError) in try m.jump(toSentence: index) }
+    }
+
+    /// Reads the whole text of a file of which only the start was read (see `speak`) and puts it in place of
+    /// the start in utterance `start.id`. Returns the cutter for the rest of the text. When the file cannot
+    /// be read any more, the start is all that is read (one line says why), with `cutter`. When the whole text
+    /// does not begin as the start did (the file changed in between), it is read from its beginning as a new
+    /// text.
+    private func complete(_ start: Utterance, cutter: SentenceCutter?, file: Input.FileRest,
+                          options: SpeakOptions) -> SentenceCutter? {
+        let whole: Utterance, rest: SentenceCutter?
+        do throws(PrepareError) {
+            let text: String
+            switch file.readWhole() {
+            case .success(let read): text = read
+            case .failure(let failure): throw PrepareError.invalid(failure.message)
+            }
+            (whole, rest) = try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength,
+                                                      id: start.id)
+        } catch {
+            Log.warning("read only the first \(start.text.utf8.count) bytes: \(error.message)")
+            return cutter
+        }
+        guard whole.sentences == start.sentences, whole.voices == start.voices,
+              whole.text.utf8.starts(with: start.text.utf8) else {
+            Log.message("\(options.title ?? "the file") changed while it was read: reading it again from its beginning")
+            _ = MainContext.idle { [weak self] in _ = try? self?.speak(whole.text, options: options) }
+            return nil
+        }
+        engine.complete(utterance: start.id, text: whole.text, pendingText: whole.pendingText)
+        onChange?()  // Text grew
+        return rest
+    }
+
+    /// Keeps `utterance` until 100 ms from now, so that freeing it does not delay what the main loop does next.
+    private static func freeLater(_ utterance: Utterance?) {
+        guard let utterance else { return }
+        MainContext.timeout(milliseconds: 100) { withExtendedLifetime(utterance) {}; return false }
+    }
+
+    /// A file that cannot be read: logged in one line, and the D-Bus error that says why.
+    static func refused(_ failure: Input.Failure) -> DBusError {
+        Log.message("refused a file: \(failure.message)")
+        return .invalidArgs(failure.message)
+    }
+
+    // MARK: control
+
+    /// reading → paused (`SpeechManager.pause`).
+    func pause() { try? engine.apply { m in m.pause() } }
+    /// paused → reading.
+    func resume() { try? engine.apply { m in m.resume() } }
+    /// → stopped, the text kept.
+    func stop() { try? engine.apply { m in m.stop() } }
+    /// Pauses or resumes; from stopped, reads the last text again. - Throws: `SpeechError.nothingToPlay`.
+    func toggle() throws(SpeechError) { try engine.apply { m throws(SpeechError) in try m.toggle() } }
+    /// Resumes, or reads the last text again. - Throws: `SpeechError.nothingToPlay`.
+    func play() throws(SpeechError) { try engine.apply { m throws(SpeechError) in try m.play() } }
+    /// Moves to sentence `index`, keeping the state. - Throws: `SpeechError`.
+    func jump(to index: Int) throws(SpeechError) { try engine.apply { m throws(SpeechError) in try m.jump(toSentence: index) } }
+
+    /// The next sentence, cutting the rest of the text first when needed; false at the last one.
+    func next() throws(SpeechError) -> Bool {
+        if let u = current, !u.isComplete, sentenceIndex + 1 >= u.sentences.count { pending.finish() }
+        guard let u = current, sentenceIndex + 1 < u.sentences.count else { return false }
+        try jump(to: sentenceIndex + 1)
+        return true
+    }
+
+    /// Moves to `target` µs (`ReadingEngine.seek`); false past the end of the last sentence.
+    func seek(to target: Int64) throws(SpeechError) -> Bool { try engine.seek(to: target) }
+
+    /// The rate in words per minute, heard from the next word (`SpeechManager.changeRate`).
+    func setRate(_ wpm: Int) { try? engine.apply { m in m.changeRate(wpm) } }
+    /// The pitch 0–99, heard from the next word.
+    func setPitch(_ pitch: Int) { try? engine.apply { m in m.changePitch(pitch) } }
+    /// The stream volume (linear, clamped to 0...1).
+    func setVolume(_ value: Double) { engine.setVolume(value) }
+
+    /// Another voice from the next word: `name` is a voice's name or identifier, else a BCP 47 tag matched to
+    /// a voice. - Throws: `DBusError` UnknownVoice.
+    func setVoice(_ name: String) throws(DBusError) {
+        let voice: Voice
+        let language: String
+        if let v = preparer.matcher.voice(named: name) {
+            voice = v
+            language = v.languages.first ?? "und"
+        } else if let m = try? preparer.matcher.match(name) {
+            voice = m.voice
+            language = m.tag
+        } else {
+            throw DBusError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
+        }
+        try? engine.apply { m in m.changeVoice(engineVoice: voice.identifier, name: voice.name, language: language) }
+    }
+
+    private func transition(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(DBusError) {
+        do { try engine.apply(body) } catch { throw Self.dbusError(error) }
+    }
+
+    /// The D-Bus error for `error` (names in data/org.lector.Lector1.xml).
+    static func dbusError(_ error: SpeechError) -> DBusError {
+        let name: String
+        switch error {
+        case .nothingToPlay: name = Lector1.ErrorName.nothingToPlay.rawValue
+        case .queueFull: name = Lector1.ErrorName.queueFull.rawValue
+        case .noSuchSentence: name = "org.freedesktop.DBus.Error.InvalidArgs"
+        }
+        return DBusError(name: name, message: error.description)
+    }
+}
