@@ -104,59 +104,24 @@ final class UtterancePreparer {
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
     func prepareStart(_ text: String, options: SpeakOptions, firstSlice: Int,
                       id: UInt64? = nil) throws(PrepareError) -> (Utterance, SentenceCutter?) {
-        let rate = options.rate ?? configuration.rate ?? SpeakOptions.defaultRate
-        do { try SpeakOptions.checkRate(rate) } catch { throw .invalid(error.description) }
-        let pitch = options.pitch ?? configuration.pitch ?? SpeakOptions.defaultPitch
-        do { try SpeakOptions.checkPitch(pitch) } catch { throw .invalid(error.description) }
+        let (rate, pitch) = try prosody(options)
         var document: SSMLDocument?
         if options.ssml {
             do { document = try SSMLDocument.parse(TextCleaner.clean(text)) } catch { throw .malformedSSML(error) }
         }
-        let requestedLanguage = options.language ?? document?.language
-
         var cleaned = TextCleaner.clean(text)
         var sentences: [Sentence] = []
         var voices: [UtteranceVoice] = []
         var runs: [SentenceCutter.Run] = []
         var detection: SentenceCutter.Detection?
         if document == nil && options.voice == nil && options.language == nil {
-            // No language given: each paragraph in its own (detected) language.
-            guard let fallback = defaultLanguage else {
-                throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
-            }
-            // Detected as the text is cut: a 1 MB text is not detected whole (~0.2 s) before it is heard.
-            detection = (LanguageRunReader(text: cleaned, detector: detector), { [unowned self] language in
-                let m = language.flatMap { try? self.matcher.match($0) } ?? fallback
-                let v = self.voice(for: m, requested: language)
-                return UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
-            })
+            detection = try detectingLanguages(of: cleaned) // each paragraph in its own (detected) language
         } else {
-            var language: String
-            var voice: Voice
-            if let name = options.voice {
-                guard let v = matcher.voice(named: name) else {
-                    throw PrepareError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
-                }
-                voice = v
-                language = v.languages.first ?? "und"
-                if let tag = requestedLanguage {
-                    language = try match(tag).tag
-                }
-            } else {
-                let m: LanguageMatch
-                if let tag = requestedLanguage { m = try match(tag) } else {
-                    guard let d = defaultLanguage else {
-                        throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
-                    }
-                    m = d
-                }
-                language = m.tag
-                voice = self.voice(for: m, requested: requestedLanguage)
-            }
-            voices = [UtteranceVoice(language: language, name: voice.name, engineVoice: voice.identifier)]
+            let voice = try chosenVoice(options, requested: options.language ?? document?.language)
+            voices = [voice]
             // SSML: one sentence per top-level <p>/<s> (see SSMLDocument); no detection, xml:lang says it.
             if let document { (cleaned, sentences) = document.sentences } else {
-                runs = [.init(range: 0..<Int.max, language: language, voice: 0)] // to the end of the text
+                runs = [.init(range: 0..<Int.max, language: voice.language, voice: 0)] // to the end of the text
             }
         }
         var rest: SentenceCutter?
@@ -184,6 +149,49 @@ final class UtterancePreparer {
                                   title: options.title ?? TextCleaner.title(of: cleaned), url: options.url,
                                   pendingText: rest?.pendingText ?? 0)
         return (utterance, rest)
+    }
+
+    /// The rate (wpm) and pitch of `options`, else the configuration's, else the defaults, checked.
+    private func prosody(_ options: SpeakOptions) throws(PrepareError) -> (rate: Int, pitch: Int) {
+        let rate = options.rate ?? configuration.rate ?? SpeakOptions.defaultRate
+        do { try SpeakOptions.checkRate(rate) } catch { throw .invalid(error.description) }
+        let pitch = options.pitch ?? configuration.pitch ?? SpeakOptions.defaultPitch
+        do { try SpeakOptions.checkPitch(pitch) } catch { throw .invalid(error.description) }
+        return (rate, pitch)
+    }
+
+    /// Language detection as `text` is cut: a 1 MB text is not detected whole (~0.2 s) before it is heard;
+    /// unsure paragraphs take the default language.
+    private func detectingLanguages(of text: String) throws(PrepareError) -> SentenceCutter.Detection {
+        guard let fallback = defaultLanguage else {
+            throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
+        }
+        return (LanguageRunReader(text: text, detector: detector), { [unowned self] language in
+            let m = language.flatMap { try? self.matcher.match($0) } ?? fallback
+            let v = self.voice(for: m, requested: language)
+            return UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
+        })
+    }
+
+    /// The one voice of a text read in one language: `options.voice` (in `requested`'s language when given),
+    /// else the voice for `requested`, else for the default language.
+    private func chosenVoice(_ options: SpeakOptions, requested: String?) throws(PrepareError) -> UtteranceVoice {
+        if let name = options.voice {
+            guard let v = matcher.voice(named: name) else {
+                throw PrepareError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
+            }
+            let language = try requested.map { tag throws(PrepareError) in try match(tag).tag } ?? (v.languages.first ?? "und")
+            return UtteranceVoice(language: language, name: v.name, engineVoice: v.identifier)
+        }
+        let m: LanguageMatch
+        if let tag = requested { m = try match(tag) } else {
+            guard let d = defaultLanguage else {
+                throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
+            }
+            m = d
+        }
+        let voice = self.voice(for: m, requested: requested)
+        return UtteranceVoice(language: m.tag, name: voice.name, engineVoice: voice.identifier)
     }
 
     private func match(_ tag: String) throws(PrepareError) -> LanguageMatch {
