@@ -80,74 +80,89 @@ struct Configuration: Equatable {
             let place = line.map { "\(path):\($0)" } ?? path
             problems.append("\(place): [\(group)]" + (key.map { " \($0)" } ?? "") + ": " + message)
         }
-
         for group in file.groups {
             switch group {
-            case "speech":
-                for key in file.keys(inGroup: group) {
-                    switch key {
-                    case "language":
-                        let value = file.string(key, inGroup: group) ?? ""
-                        do {
-                            _ = try matcher().match(value)
-                            config.language = value.trimmingSpaces
-                        } catch {
-                            report(group, key, "\(error.description); ignored")
-                        }
-                    case "rate":
-                        config.rate = number(file, group, key, in: SpeakOptions.rates, unit: " words per minute",
-                                             default: "\(SpeakOptions.defaultRate)", report: report)
-                    case "pitch":
-                        config.pitch = number(file, group, key, in: SpeakOptions.pitches, unit: "",
-                                              default: "\(SpeakOptions.defaultPitch)", report: report)
-                    case "volume":
-                        let raw = file.string(key, inGroup: group) ?? ""
-                        if let v = try? file.double(key, inGroup: group), v.isFinite, SpeakOptions.volumes.contains(v) {
-                            config.volume = v
-                        } else {
-                            report(group, key, "'\(raw)' is not a volume from 0.0 to 1.0; using 1.0")
-                        }
-                    default:
-                        report(group, key, "unknown key (known: language, rate, pitch, volume); ignored")
-                    }
-                }
-            case "voices":
-                for key in file.keys(inGroup: group) {
-                    let name = file.string(key, inGroup: group) ?? ""
-                    do { _ = try matcher().match(key) } catch {
-                        report(group, key, "\(error.description); ignored")
-                        continue
-                    }
-                    guard let voice = matcher().voice(named: name.trimmingSpaces) else {
-                        report(group, key, "unknown voice '\(name)' (`lector voices` lists them); ignored")
-                        continue
-                    }
-                    config.voices[key.lowercased().replacingUnderscores] = voice.identifier
-                }
-            case "ducking":
-                var mode = "lower"
-                var level = 15.0
-                for key in file.keys(inGroup: group) {
-                    let raw = (file.string(key, inGroup: group) ?? "").trimmingSpaces
-                    switch key {
-                    case "mode":
-                        if ["lower", "pause-others", "off"].contains(raw) { mode = raw } else {
-                            report(group, key, "'\(raw)' is not lower, pause-others or off; using lower")
-                        }
-                    case "level":
-                        if let v = try? file.double(key, inGroup: group), v.isFinite, abs(v) <= 60 { level = abs(v) } else {
-                            report(group, key, "'\(raw)' is not a level from 0 to 60 dB; using 15")
-                        }
-                    default:
-                        report(group, key, "unknown key (known: mode, level); ignored")
-                    }
-                }
-                config.ducking = mode == "off" ? .off : mode == "pause-others" ? .pauseOtherPlayers : .lower(decibels: -level)
-            default:
-                report(group, nil, "unknown group (known: [speech], [voices], [ducking]); ignored")
+            case "speech": config.readSpeech(file, matcher: matcher(), report: report)
+            case "voices": config.readVoices(file, matcher: matcher(), report: report)
+            case "ducking": config.readDucking(file, report: report)
+            default: report(group, nil, "unknown group (known: [speech], [voices], [ducking]); ignored")
             }
         }
         return (config, problems)
+    }
+
+    /// `[speech]`: language, rate, pitch, volume.
+    private mutating func readSpeech(_ file: KeyFile, matcher: @autoclosure () -> LanguageMatcher,
+                                     report: (String, String?, String) -> Void) {
+        let group = "speech"
+        for key in file.keys(inGroup: group) {
+            switch key {
+            case "language":
+                let value = file.string(key, inGroup: group) ?? ""
+                do {
+                    _ = try matcher().match(value)
+                    language = value.trimmingSpaces
+                } catch {
+                    report(group, key, "\(error.description); ignored")
+                }
+            case "rate":
+                rate = Self.number(file, group, key, in: SpeakOptions.rates, unit: " words per minute",
+                                   default: "\(SpeakOptions.defaultRate)", report: report)
+            case "pitch":
+                pitch = Self.number(file, group, key, in: SpeakOptions.pitches, unit: "",
+                                    default: "\(SpeakOptions.defaultPitch)", report: report)
+            case "volume":
+                let raw = file.string(key, inGroup: group) ?? ""
+                if let v = try? file.double(key, inGroup: group), v.isFinite, SpeakOptions.volumes.contains(v) {
+                    volume = v
+                } else {
+                    report(group, key, "'\(raw)' is not a volume from 0.0 to 1.0; using 1.0")
+                }
+            default:
+                report(group, key, "unknown key (known: language, rate, pitch, volume); ignored")
+            }
+        }
+    }
+
+    /// `[voices]`: a BCP 47 tag = an eSpeak NG voice.
+    private mutating func readVoices(_ file: KeyFile, matcher: @autoclosure () -> LanguageMatcher,
+                                     report: (String, String?, String) -> Void) {
+        let group = "voices"
+        for key in file.keys(inGroup: group) {
+            let name = file.string(key, inGroup: group) ?? ""
+            do { _ = try matcher().match(key) } catch {
+                report(group, key, "\(error.description); ignored")
+                continue
+            }
+            guard let voice = matcher().voice(named: name.trimmingSpaces) else {
+                report(group, key, "unknown voice '\(name)' (`lector voices` lists them); ignored")
+                continue
+            }
+            voices[key.lowercased().replacingUnderscores] = voice.identifier
+        }
+    }
+
+    /// `[ducking]`: mode and level.
+    private mutating func readDucking(_ file: KeyFile, report: (String, String?, String) -> Void) {
+        let group = "ducking"
+        var mode = "lower"
+        var level = 15.0
+        for key in file.keys(inGroup: group) {
+            let raw = (file.string(key, inGroup: group) ?? "").trimmingSpaces
+            switch key {
+            case "mode":
+                if ["lower", "pause-others", "off"].contains(raw) { mode = raw } else {
+                    report(group, key, "'\(raw)' is not lower, pause-others or off; using lower")
+                }
+            case "level":
+                if let v = try? file.double(key, inGroup: group), v.isFinite, abs(v) <= 60 { level = abs(v) } else {
+                    report(group, key, "'\(raw)' is not a level from 0 to 60 dB; using 15")
+                }
+            default:
+                report(group, key, "unknown key (known: mode, level); ignored")
+            }
+        }
+        ducking = mode == "off" ? .off : mode == "pause-others" ? .pauseOtherPlayers : .lower(decibels: -level)
     }
 
     private static func number(_ file: KeyFile, _ group: String, _ key: String, in range: ClosedRange<Int>, unit: String,
