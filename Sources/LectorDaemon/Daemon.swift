@@ -44,7 +44,7 @@ public final class Daemon {
         keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer)
         mpris = MPRISService(reader: reader, quit: { [unowned self] in self.loop.quit() })
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
-        if let volume = preparer.configuration.volume { engine.setVolume(volume) }
+        if let volume = preparer.configuration.volume { engine.playback.setVolume(volume) }
         if ducking == nil, let configured = preparer.configuration.ducking { duckingMode = configured }
     }
 

@@ -55,7 +55,7 @@ final class Reader {
     /// Length of the current text as published, µs.
     var length: Int64 { engine.length }
     /// Stream volume, linear 0...1.
-    var volume: Double { engine.volume }
+    var volume: Double { engine.playback.volume }
     /// The installed voices.
     var voices: [Voice] { preparer.voices }
 
@@ -210,7 +210,10 @@ final class Reader {
     /// The pitch 0–99, heard from the next word.
     func setPitch(_ pitch: Int) { try? engine.apply { m in m.changePitch(pitch) } }
     /// The stream volume (linear, clamped to 0...1).
-    func setVolume(_ value: Double) { engine.setVolume(value) }
+    func setVolume(_ value: Double) {
+        engine.playback.setVolume(value)
+        onChange?()
+    }
 
     /// Another voice from the next word: `name` is a voice's name or identifier, else a BCP 47 tag matched to
     /// a voice. - Throws: `DBusError` UnknownVoice.

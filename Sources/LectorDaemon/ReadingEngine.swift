@@ -22,11 +22,13 @@ final class ReadingEngine {
     /// (`Utterance.pendingText` > 0; see `PendingSentences`). Called before anything that needs every sentence.
     var prepareRest: (() -> Void)?
 
-    private let playback: Playback
+    /// The sound: its stream, the volume clients set and the fade of the sleep timer.
+    let playback: Playback
     private let synthesis: any SpeechEngine
-    private var tick: Source?
+    /// The next event to be heard, or at least the next look at keeping synthesis ahead.
+    private let tick = OneShotTimer()
     /// Closes the stream after a long pause.
-    private var release: Source?
+    private let release = OneShotTimer()
 
     init(server: SoundServer, synthesis: any SpeechEngine) {
         playback = Playback(server: server, sampleRate: Self.sampleRate)
@@ -74,19 +76,6 @@ final class ReadingEngine {
         perform(manager.extend(utterance: id, with: sentences, voices: voices, pendingText: pendingText))
     }
 
-    /// Stream volume, linear 0...1, applied to every stream.
-    var volume: Double { playback.volume }
-
-    /// Sets the stream volume (linear, clamped to 0...1).
-    func setVolume(_ value: Double) {
-        playback.setVolume(value)
-        onChange?()
-    }
-
-    /// Sets a gain on top of the volume (linear, clamped to 0...1) for fades such as the sleep timer's; not a
-    /// volume clients see or announce.
-    func setFade(_ value: Double) { playback.setFade(value) }
-
     // MARK: what clients see
 
     /// Position heard in the current utterance, µs: frozen while paused, 0 when stopped, never past `length`.
@@ -131,14 +120,7 @@ final class ReadingEngine {
     // MARK: the state machine's actions
 
     private func perform(_ actions: [SpeechAction]) {
-        // A word heard changes nothing clients see, nor do more sentences cut from the text (their length is
-        // taken with the next change); anything else is announced, and the length with it.
-        let announced = actions.contains {
-            switch $0 {
-            case .emit(.word), .extend: return false
-            default: return true
-            }
-        }
+        let announced = actions.changeLength
         if announced { updateLength() }
         for action in actions {
             switch action {
@@ -147,11 +129,10 @@ final class ReadingEngine {
             case .extend(let u): carryOut(timeline.extend(u, played: played, writable: writable))
             case .cork:
                 playback.setCorked(true)
-                stopTicking()
+                tick.cancel()
                 scheduleRelease()
             case .uncork:
-                release?.cancel()
-                release = nil
+                release.cancel()
                 if timeline.runID == nil, let u = manager.current, let sentence = timeline.keptSentence(of: u.id) {
                     start(u, at: sentence, corked: false) // the paused stream was released
                 } else {
@@ -165,17 +146,7 @@ final class ReadingEngine {
             }
         }
         if announced { updateLength() }
-        // Words alone change nothing to announce, save or duck (comparing every property for a
-        // PropertiesChanged would cost more than the Word signal itself, several times a second); more
-        // sentences alone change nothing clients see until the text is complete (CanGoNext may turn false).
-        let quiet = !actions.isEmpty && actions.allSatisfy {
-            switch $0 {
-            case .emit(.word): return true
-            case .extend(let u): return !u.isComplete
-            default: return false
-            }
-        }
-        if !quiet { onChange?() }
+        if !actions.isQuiet { onChange?() }
     }
 
     private func updateLength() {
@@ -219,23 +190,12 @@ final class ReadingEngine {
     // MARK: events at the moment they are heard
 
     private func scheduleTick(after milliseconds: UInt32 = 0) {
-        stopTicking()
-        tick = MainContext.timeout(milliseconds: milliseconds) { [unowned self] in
-            self.tick = nil
-            self.onTick()
-            return false
-        }
-    }
-
-    private func stopTicking() {
-        tick?.cancel()
-        tick = nil
+        tick.arm(milliseconds: milliseconds) { [unowned self] in self.onTick() }
     }
 
     private func stopTimers() {
-        stopTicking()
-        release?.cancel()
-        release = nil
+        tick.cancel()
+        release.cancel()
     }
 
     private func onTick() {
@@ -267,13 +227,10 @@ final class ReadingEngine {
     static let releaseAfterPausedMilliseconds: UInt32 = 3000
 
     private func scheduleRelease() {
-        release?.cancel()
-        release = MainContext.timeout(milliseconds: Self.releaseAfterPausedMilliseconds) { [unowned self] in
-            self.release = nil
-            guard self.manager.state == .paused, let u = self.manager.current else { return false }
-            self.stopTicking()
+        release.arm(milliseconds: Self.releaseAfterPausedMilliseconds) { [unowned self] in
+            guard self.manager.state == .paused, let u = self.manager.current else { return }
+            self.tick.cancel()
             self.carryOut(self.timeline.release(at: self.manager.sentenceIndex, of: u, played: self.played))
-            return false
         }
     }
 
@@ -286,19 +243,6 @@ final class ReadingEngine {
         if manager.needsRestart, let u = manager.current {
             timeline.keep(utterance: u.id, sentence: manager.sentenceIndex, offset: offset)
             onChange?()
-        }
-    }
-}
-
-extension SynthesisFrame {
-    /// The frame for the reading core; nil for `ready`, which the client handles.
-    init?(_ frame: WorkerFrame) {
-        switch frame {
-        case .ready: return nil
-        case let .audio(tag, samples): self = .audio(tag: tag, samples: samples)
-        case let .word(tag, start, length, sample): self = .word(tag: tag, start: start, length: length, sample: sample)
-        case let .end(tag, samples): self = .end(tag: tag, samples: samples)
-        case let .failed(tag, message): self = .failed(tag: tag, message: message)
         }
     }
 }

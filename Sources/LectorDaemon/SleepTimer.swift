@@ -152,7 +152,7 @@ final class SleepTimer {
         if case .at = mode, left <= 0 { return finish() }
         if left > Self.fadeMicroseconds {
             fadeFrom = nil
-            engine.setFade(1)
+            engine.playback.setFade(1)
             let wait = UInt32(min(Int64(UInt32.max), (left - Self.fadeMicroseconds) / 1_000 + 1))
             timer = MainContext.timeout(milliseconds: wait) { [unowned self] in
                 self.timer = nil
@@ -181,7 +181,7 @@ final class SleepTimer {
         let now = MainContext.monotonicMicroseconds
         let total = Double(max(fade.end - fade.start, 1))
         let gain = max(0, min(1, Double(fade.end - now) / total))
-        engine.setFade(gain)
+        engine.playback.setFade(gain)
         return rearm
     }
 
@@ -199,7 +199,7 @@ final class SleepTimer {
         timer = nil
         fadeFrom = nil
         mode = .off
-        engine.setFade(1)
+        engine.playback.setFade(1)
     }
 
     private static func wallClock() -> Int64 {

@@ -1,3 +1,4 @@
+import SpeechCore
 import Synthesis
 
 /// The seam between the reading and a speech engine: what `ReadingEngine` asks of the process that
@@ -29,3 +30,16 @@ protocol SpeechEngine: AnyObject {
 }
 
 extension SynthesisClient: SpeechEngine {}
+
+extension SynthesisFrame {
+    /// The frame for the reading core; nil for `ready`, which the client handles.
+    init?(_ frame: WorkerFrame) {
+        switch frame {
+        case .ready: return nil
+        case let .audio(tag, samples): self = .audio(tag: tag, samples: samples)
+        case let .word(tag, start, length, sample): self = .word(tag: tag, start: start, length: length, sample: sample)
+        case let .end(tag, samples): self = .end(tag: tag, samples: samples)
+        case let .failed(tag, message): self = .failed(tag: tag, message: message)
+        }
+    }
+}

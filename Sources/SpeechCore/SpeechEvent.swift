@@ -55,6 +55,32 @@ public enum SpeechAction: Equatable, Sendable {
     case emit(SpeechEvent)
 }
 
+extension Array where Element == SpeechAction {
+    /// Whether these actions change what clients are told of besides events: anything but words heard and
+    /// more sentences cut (whose lengths are taken with the next change). The length is updated with them.
+    public var changeLength: Bool {
+        contains {
+            switch $0 {
+            case .emit(.word), .extend: return false
+            default: return true
+            }
+        }
+    }
+
+    /// Whether these actions change nothing to announce, save or duck: words alone (comparing every property
+    /// for a PropertiesChanged would cost more than the Word signal itself, several times a second), or more
+    /// sentences of a text not complete yet (CanGoNext may turn false only when it is).
+    public var isQuiet: Bool {
+        !isEmpty && allSatisfy {
+            switch $0 {
+            case .emit(.word): return true
+            case .extend(let u): return !u.isComplete
+            default: return false
+            }
+        }
+    }
+}
+
 /// Requests `SpeechManager` refuses.
 public enum SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Toggle or Play with no text ever given.

@@ -172,3 +172,20 @@ import SystemKit
         Log.critical("critical line")
     }
 }
+
+@Suite struct OneShotTimerTests {
+    @Test func armingAgainReplacesAndCancelDisarms() {
+        let loop = MainLoop()
+        let timer = OneShotTimer()
+        var fired: [String] = []
+        timer.arm(milliseconds: 5) { fired.append("first") }
+        timer.arm(milliseconds: 10) { fired.append("second"); loop.quit() }
+        #expect(timer.isArmed)
+        let other = OneShotTimer()
+        other.arm(milliseconds: 1) { fired.append("cancelled") }
+        other.cancel()
+        loop.run()
+        #expect(fired == ["second"])
+        #expect(!timer.isArmed && !other.isArmed)
+    }
+}
