@@ -231,9 +231,9 @@ public final class LanguageRunReader {
 /// line break within the limit, else at its last white space, else at the limit. A text whose paragraphs are
 /// separated by single line breaks (one "paragraph" of a whole book) is so detected a few lines at a time.
 public enum Paragraphs {
-    /// The longest piece, in Unicode scalars: ~2 KB of text (some 300 words), which CLD2 tells reliably in
-    /// ~0.05 ms. The first step of a long text detects one piece before reading starts: 4096 cost 0.9 M
-    /// instructions more there (callgrind), most of them CLD2's.
+    /// The longest piece, in Unicode scalars: ~2 KB of text (some 300 words), which CLD2 tells reliably. The
+    /// first step of a long text detects one piece before reading starts, so a piece no longer than that
+    /// keeps the first sound early (figures: bench/analysis.md).
     public static let maximumLength = 2048
 
     /// The paragraphs of `text` in Unicode scalar offsets, 0-based, in order; each trimmed of white space at

@@ -111,7 +111,7 @@ public enum Command {
             }
         }
 
-        // A file is handed to the daemon open (SpeakFile), not read and sent: carrying 1 MB over the bus alone takes ~6 ms.
+        // A file is handed to the daemon open (SpeakFile), not read and sent: the bus would carry it byte by byte.
         let content: Client.Content
         switch Input.source(arguments: rest, file: file.value) {
         case .failure(let error):

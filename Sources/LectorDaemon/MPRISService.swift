@@ -106,7 +106,7 @@ final class MPRISService: DBusDeferringObject {
             let wpm = Int((min(Self.maximumRate, max(Self.minimumRate, v)) * Double(SpeakOptions.defaultRate)).rounded())
             let before = reader.current?.rate
             reader.setRate(wpm)
-            // The current sentence starts again at the new rate: the position jumps back to its start.
+            // The position does not move, but widgets extrapolate it from Rate: Seeked gives them a new start.
             if reader.state != .stopped, before != reader.current?.rate { seeked() }
         case (Self.playerInterface, MPRIS.PlayerProperty.loopStatus.rawValue), (Self.playerInterface, MPRIS.PlayerProperty.shuffle.rawValue),
              (Self.rootInterface, MPRIS.RootProperty.fullscreen.rawValue):

@@ -9,12 +9,13 @@ import SpeechCore
 /// longer; each step's sentences are appended to the current utterance with `SpeechManager.extend`. What
 /// needs every sentence at once (a seek, Next, a bookmark, the end of a paragraph) calls `finish()` first.
 final class PendingSentences {
-    /// Scalars cut in one step: ~0.3 ms of work in a release build (a debug build is ~20× slower).
+    /// Scalars cut in one step: a small fraction of the time between two writes to the stream.
     static let sliceLength = 2048
     /// Steps are taken in one idle callback until this much time has passed, µs, so that the audio (whose
     /// stream holds ~100 ms) is fed between callbacks whatever the build.
     static let sliceMicroseconds: Int64 = 1000
-    /// Scalars cut before reading starts: about 15 s of speech, ~0.1 ms of work (0.2 ms more for 4096).
+    /// Scalars cut before reading starts: about 15 s of speech, little enough not to delay the first sound
+    /// (bench/analysis.md).
     static let firstSliceLength = 1024
     /// The slices start this long after the text, in ms, so that they do not compete with its first audio.
     static let delayMilliseconds: UInt32 = 50

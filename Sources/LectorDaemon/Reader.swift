@@ -61,8 +61,8 @@ final class Reader {
 
     // MARK: reading
 
-    /// SpeakFile reads this much of a longer file before it is heard (16 KiB: ~15 minutes of speech, read in
-    /// ~0.02 ms); the whole file is read once its first sentence is on its way (see `complete`).
+    /// SpeakFile reads this much of a longer file before it is heard (16 KiB: about a quarter of an hour of
+    /// speech); the whole file is read once its first sentence is on its way (see `complete`).
     static let fileStartBytes = 16_384
 
     /// Reads `text` with `options`; returns the utterance id.
@@ -100,8 +100,8 @@ final class Reader {
         engine.startSynthesis()
         var (utterance, cutter) = try prepare(text, options: options, atOnce: atOnce)
         if let rest { utterance.pendingText += rest.remainingBytes }  // about that many scalars
-        // The text read until now is freed once this one is on its way: freeing the ~10,000 sentences of a
-        // 1 MB text takes ~0.35 ms, which fell between this request and its first sound.
+        // The text read until now is freed once this one is on its way: freeing the sentences of a long text
+        // would otherwise come between this request and its first sound.
         let replaced = engine.manager.current
         try transition { m throws(SpeechError) in try m.speak(utterance, queue: options.queue) }
         Self.freeLater(replaced)

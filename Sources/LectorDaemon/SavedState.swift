@@ -135,7 +135,7 @@ final class StateKeeper {
     func changed() {
         guard !finished, timer == nil, let now = snapshot(), now != saved else { return }
         // Never in the dispatch that made the change: what it sent to the sound server (a cork) goes out first.
-        // A new text waits until its first audio is on its way: writing a 1 MB text takes the main loop ~1 ms.
+        // A new text waits until its first audio is on its way: writing a long text holds the main loop.
         var wait = lastWrite + Self.minimumInterval - MainContext.monotonicMicroseconds
         if now.textKey != savedTextKey { wait = max(wait, Self.newTextDelay) }
         guard wait > 0 else {

@@ -319,7 +319,7 @@ final class SentenceCutter {
     }
 
     /// The number of Unicode scalars in `text`, counted on its UTF-8 bytes: every byte but a continuation byte
-    /// (0b10xxxxxx) starts a scalar. Eight bytes at a time (~1 ms for 1 MB with the scalar view, ~0.1 ms so).
+    /// (0b10xxxxxx) starts a scalar. Eight bytes at a time: a tenth of the cost of walking the scalar view.
     static func scalarCount(of text: String) -> Int {
         text.utf8.withContiguousStorageIfAvailable { bytes in
             let raw = UnsafeRawBufferPointer(bytes)
