@@ -132,8 +132,7 @@ extension Integration {
 
         @Test("every method and property refuses wrong types, wrong arity, unknown names and stale paths with a D-Bus error")
         func wrongCallsAreRefused() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let bus = try BusConnection(address: session.busAddress)
             let owners = (bus.owner(Self.lectorDest), bus.owner(Self.mprisDest))
             _ = bus.lector("Speak", "('A text to have something loaded.', @a{sv} {})")
@@ -153,8 +152,7 @@ extension Integration {
 
         @Test("10 MB strings: Speak reads or refuses in one answer; OpenUri, Get and SetPosition refuse; the daemon stays")
         func hugeStrings() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let bus = try BusConnection(address: session.busAddress)
             let owner = bus.owner(Self.lectorDest)
             let huge = String(repeating: "Lector reads this sentence again and again. ", count: 10 * 1024 * 1024 / 44)
@@ -193,9 +191,7 @@ extension Integration {
 
         @Test("10,000 random calls from a seeded generator: no crash, one stream at most, and the state agrees with what is heard")
         func randomSequence() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let owner = bus.owner(Self.lectorDest)
             let pool = Self.rightCalls + Self.wrongCalls.filter { !($0.interface == Self.root && $0.method == "Quit") }
@@ -220,7 +216,7 @@ extension Integration {
             // The state tells the truth about the sound (at a volume that can be heard).
             _ = bus.call(Self.mprisDest, Self.mprisPath, Self.properties, "Set", "('\(Self.player)', 'Volume', <1.0>)")
             _ = bus.lector("CancelSleep")
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .milliseconds(400))  // the last calls take effect: nothing outside shows when
             let state = try #require(bus.lectorState)
             let mark = session.recorder.mark()
             await session.recorder.waitForSamples(after: mark, seconds: 1.5)

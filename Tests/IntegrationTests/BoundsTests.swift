@@ -20,9 +20,7 @@ extension Integration {
 
         @Test("20,000 empty <p/> after one paragraph: Speak returns at once, status answers throughout, it is read")
         func manyEmptyParagraphs() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let document = "<speak><p>The only paragraph of this document is read.</p>"
                 + String(repeating: "<p/>", count: 20_000) + "</speak>"
             let address = session.busAddress
@@ -57,9 +55,7 @@ extension Integration {
 
         @Test("control characters in SSML (&#1;20A …) do not change the loudness of a later plain reading")
         func controlCharactersInSSML() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let sentence = "The quick brown fox jumps over the lazy dog."
             let (first, reference) = try await session.readAndRecord(["--lang", "en", sentence])
             try #require(first.status == 0, "\(first)")
@@ -89,9 +85,7 @@ extension Integration {
 
         @Test("the queue is bounded in texts and bytes, refused with QueueFull in one line, and Stop empties it")
         func queueLimits() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let pid = try Load.daemonPID(bus)
             try #require(bus.lector("Speak", "('\(Lector.veryLong)', @a{sv} {})").value != nil)

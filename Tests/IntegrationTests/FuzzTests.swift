@@ -59,9 +59,7 @@ extension Integration {
 
         @Test("1,000 generated texts: the daemon never dies, every crash is one log line naming its sentence, the sentence after a crash is read")
         func generatedTexts() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let owner = try #require(bus.owner(Abuse.lectorDest))
             var g = Generator(state: 0xF022_2026)
@@ -111,7 +109,7 @@ extension Integration {
                     } else if state == "stopped" || (bus.lectorPosition ?? 0) > 0 {
                         break
                     }
-                    try await Task.sleep(for: .milliseconds(sandwich ? 20 : 5))
+                    try await Task.sleep(for: .milliseconds(sandwich ? 20 : 5))  // the watch's sampling period
                 }
                 if sandwich {
                     sandwiches += 1
@@ -161,9 +159,7 @@ extension Integration {
 
         @Test("16 texts of several sentences, with crashing sentences in the middle, SSML, and the worker killed at random moments: every text read to its last sentence, one worker, every call answered")
         func crashesKillsAndSSML() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let pid = try Load.daemonPID(bus)
             var g = Generator(state: 0x17_2026)
@@ -205,7 +201,7 @@ extension Integration {
                         if let n = (1...count).last(where: { heard.contains("Sentence \($0) says") }) { last = max(last, n) }
                     }
                     if state == "stopped" { break }
-                    try await Task.sleep(for: .milliseconds(10))
+                    try await Task.sleep(for: .milliseconds(10))  // the watch's sampling period
                 }
                 if last != count && !(kill && last == count - 1) {
                     // A kill may take the last sentence itself; nothing else may keep it from being read.

@@ -42,12 +42,13 @@ extension Integration {
 
         @Test("three paragraphs in three languages are read with three voices; every report follows the language heard")
         func threeLanguages() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             try await Self.prepare(session)
             let monitor = try session.spawn(
                 "dbus-monitor", ["--session", "type='signal',interface='org.lector.Lector1',member='Sentence'"],
                 tag: "sentence-monitor")
             defer { monitor.stopNow(grace: 1) }
+            // dbus-monitor shows no sign of having installed its rule: give it the time it needs.
             try await Task.sleep(for: .milliseconds(300))
 
             let read = try await session.lector(["read", Self.three])
@@ -65,7 +66,7 @@ extension Integration {
                 Self.note(status.fields["voice"], in: &voices)
                 for language in stream { Self.note(language, in: &streamLanguages) }
                 if metadata.status == 0 { Self.note(metadata.stdout.trimmingCharacters(in: .whitespacesAndNewlines), in: &mpris) }
-                try await Task.sleep(for: .milliseconds(150))
+                try await Task.sleep(for: .milliseconds(150))  // the watch's sampling period
             }
             #expect(try await session.status().state == "stopped", "not finished within 60 s")
             #expect(statusLanguages == ["en", "de", "fr"], "lector status: \(statusLanguages)\n\(session.daemonLogs())")
@@ -90,7 +91,7 @@ extension Integration {
 
         @Test("read with no --lang on the German sample reads German")
         func germanSample() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             try await Self.prepare(session)
             let sample = Paths.packageRoot.appendingPathComponent("Tests/LanguageDetectionTests/Fixtures/de.txt").path
             let mark = session.recorder.mark()

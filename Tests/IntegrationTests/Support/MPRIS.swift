@@ -177,13 +177,7 @@ final class TestBus: @unchecked Sendable {
     /// Polls PlaybackStatus until it is `status` (or `timeout` seconds pass); returns the last one seen.
     @discardableResult
     func waitForStatus(_ status: String, timeout: Double = 5) async -> String {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        var last = self.status
-        while last != status && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-            last = self.status
-        }
-        return last
+        await poll(timeout: timeout, every: .milliseconds(20), { self.status }, until: { $0 == status })
     }
 }
 
@@ -208,14 +202,14 @@ final class SignalMonitor: @unchecked Sendable {
     /// Starts monitoring `name` (which must be owned) and waits until the monitor follows its owner.
     init(session: PrivateSession, name: String = MPRIS.busName, tag: String = "monitor-\(UUID().uuidString.prefix(8))") async throws {
         process = try session.spawn("gdbus", ["monitor", "--session", "--dest", name], tag: tag)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !process.stdout.contains("is owned by") {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                throw HarnessError("gdbus monitor did not start: \(process.stdout) \(process.stderr)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        let process = process
+        let following = await eventually(timeout: 10, every: .milliseconds(20)) {
+            process.stdout.contains("is owned by") || !process.isRunning
         }
-        // The match rule is added with the owner lookup; give the bus a moment to install it.
+        guard following && process.stdout.contains("is owned by") else {
+            throw HarnessError("gdbus monitor did not start: \(process.stdout) \(process.stderr)")
+        }
+        // The match rule is added with the owner lookup and gdbus shows no sign when the bus has installed it.
         try await Task.sleep(for: .milliseconds(100))
     }
 
@@ -241,12 +235,8 @@ final class SignalMonitor: @unchecked Sendable {
 
     /// Waits up to `timeout` seconds for a signal after `mark` that matches; returns it.
     func wait(after mark: Int, timeout: Double = 3, where matches: (Signal) -> Bool) async -> Signal? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        repeat {
-            if let s = signals(after: mark).first(where: matches) { return s }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        return nil
+        await poll(timeout: timeout, every: .milliseconds(20), { signals(after: mark).first(where: matches) },
+                   until: { $0 != nil })
     }
 
     func stop() async { await process.stop(grace: 1) }
@@ -270,10 +260,8 @@ extension PrivateSession {
     /// Makes sure a daemon runs and owns the MPRIS name too (it takes it after Lector's own name).
     func ensureMPRIS() async throws {
         try await ensureDaemon()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while await nameOwner(MPRIS.busName) == nil {
-            guard ContinuousClock.now < deadline else { throw HarnessError("nobody owns \(MPRIS.busName)") }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await eventually(timeout: 5, every: .milliseconds(20), { await nameOwner(MPRIS.busName) != nil }) else {
+            throw HarnessError("nobody owns \(MPRIS.busName)")
         }
     }
 }
