@@ -45,8 +45,10 @@ let package = Package(
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
 
-        .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
-        .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore"]),
+        // Helpers more than one test target uses (seeded random numbers, the shared test files).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore", "TestSupport"]),
+        .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore", "TestSupport"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
