@@ -55,7 +55,8 @@ let package = Package(
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["CGio"]),
+        // GLibKit for its D-Bus client calls; CGio for the fake peers that answer late or never (Support/GDBusServing.swift).
+        .testTarget(name: "IntegrationTests", dependencies: ["GLibKit", "CGio"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -119,9 +119,8 @@ extension Integration {
             var bytesAccepted = 0
             var bytesRefusal: BusConnection.Reply?
             for _ in 0..<(Self.maximumQueuedBytes / big.utf8.count + 16) {
-                var items: [OpaquePointer?] = [g_variant_new_string(big), queueOptions()]
                 let reply = bus.call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                                     parameters: g_variant_new_tuple(&items, 2), timeoutMs: 60_000)
+                                     arguments: [.string(big), .vardict(["queue": .bool(true)])], timeoutMs: 60_000)
                 if reply.value != nil { bytesAccepted += 1 } else { bytesRefusal = reply; break }
             }
             let rssFull = Load.residentKiB(pid)
@@ -137,14 +136,4 @@ extension Integration {
             try await session.quiesce()
         }
     }
-}
-
-/// `a{sv}` with `queue` true (a new floating GVariant).
-private func queueOptions() -> OpaquePointer? {
-    let entryType = g_variant_type_new("{sv}")
-    defer { g_variant_type_free(entryType) }
-    var entries: [OpaquePointer?] = [
-        g_variant_new_dict_entry(g_variant_new_string("queue"), g_variant_new_variant(g_variant_new_boolean(1))),
-    ]
-    return entries.withUnsafeMutableBufferPointer { g_variant_new_array(entryType, $0.baseAddress, gsize($0.count)) }
 }

@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -73,18 +73,9 @@ extension Integration {
                 while sandwich && body.unicodeScalars.count > 200 { body = Self.text(&g) }
                 let language = g.pick(Self.languages)
                 let text = sandwich ? "Before it comes this. \(body)\n\nAfter it, the end." : body
-                var items: [OpaquePointer?] = [
-                    g_variant_new_string(text),
-                    { () -> OpaquePointer? in
-                        var entries: [OpaquePointer?] = [
-                            g_variant_new_dict_entry(g_variant_new_string("language"), g_variant_new_variant(g_variant_new_string(language))),
-                            g_variant_new_dict_entry(g_variant_new_string("rate"), g_variant_new_variant(g_variant_new_int32(450))),
-                        ]
-                        return g_variant_new_array(g_variant_type_new("{sv}"), &entries, 2)
-                    }(),
-                ]
+                let options = Variant.vardict(["language": .string(language), "rate": .int32(450)])
                 let reply = bus.call(Abuse.lectorDest, Abuse.lectorPath, Abuse.lectorInterface, "Speak",
-                                     parameters: g_variant_new_tuple(&items, 2), timeoutMs: 10_000)
+                                     arguments: [.string(text), options], timeoutMs: 10_000)
                 if reply.value == nil {
                     if !Abuse.isProperError(reply) { problems.append("#\(i) Speak → \(reply)") }
                     refused += 1
@@ -169,14 +160,9 @@ extension Integration {
                 let ssml = g.next(3) == 0
                 let kill = g.next(3) == 0
                 let (text, count) = Self.paragraphs(&g, crashes: !kill, ssml: ssml)
-                var entries: [OpaquePointer?] = [
-                    g_variant_new_dict_entry(g_variant_new_string("language"), g_variant_new_variant(g_variant_new_string("en"))),
-                    g_variant_new_dict_entry(g_variant_new_string("rate"), g_variant_new_variant(g_variant_new_int32(450))),
-                    g_variant_new_dict_entry(g_variant_new_string("ssml"), g_variant_new_variant(g_variant_new_boolean(ssml ? 1 : 0))),
-                ]
-                var items: [OpaquePointer?] = [g_variant_new_string(text), g_variant_new_array(g_variant_type_new("{sv}"), &entries, 3)]
+                let options = Variant.vardict(["language": .string("en"), "rate": .int32(450), "ssml": .bool(ssml)])
                 let reply = bus.call(Abuse.lectorDest, Abuse.lectorPath, Abuse.lectorInterface, "Speak",
-                                     parameters: g_variant_new_tuple(&items, 2), timeoutMs: 10_000)
+                                     arguments: [.string(text), options], timeoutMs: 10_000)
                 if reply.value == nil { problems.append("#\(i) Speak → \(reply)"); continue }
                 let killAt = ContinuousClock.now + .milliseconds(g.next(400))
                 var killed = !kill

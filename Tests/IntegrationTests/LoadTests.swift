@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -152,15 +152,8 @@ extension Integration {
             // 1 MB at 450 wpm, jumping ahead every 200 ms so that synthesis runs through much of it.
             let paragraph = "Lector reads a long book at its highest rate, and the reader jumps ahead now and then. "
             let megabyte = String(repeating: paragraph, count: 1_048_576 / paragraph.utf8.count)
-            var items: [OpaquePointer?] = [
-                g_variant_new_string(megabyte),
-                { () -> OpaquePointer? in
-                    var rate: [OpaquePointer?] = [g_variant_new_dict_entry(g_variant_new_string("rate"), g_variant_new_variant(g_variant_new_int32(450)))]
-                    return g_variant_new_array(g_variant_type_new("{sv}"), &rate, 1)
-                }(),
-            ]
             let speakBig = bus.call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                                    parameters: g_variant_new_tuple(&items, 2), timeoutMs: 60_000)
+                                    arguments: [.string(megabyte), .vardict(["rate": .int32(450)])], timeoutMs: 60_000)
             #expect(speakBig.value != nil, "\(speakBig)")
             try await Task.sleep(for: .seconds(2))  // reads for 2 s before the first measure
             let rssReading = Self.residentKiB(pid), fdsReading = Self.descriptors(pid)

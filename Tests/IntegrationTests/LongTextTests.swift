@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -26,16 +26,9 @@ extension Integration {
                 bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Position")
                     .flatMap { $0.split(separator: " ").last }.flatMap { Int64($0.filter(\.isNumber)) }
             }
-            var items: [OpaquePointer?] = [
-                g_variant_new_string(megabyte),
-                { () -> OpaquePointer? in
-                    var language: [OpaquePointer?] = [g_variant_new_dict_entry(g_variant_new_string("language"), g_variant_new_variant(g_variant_new_string("en")))]
-                    return g_variant_new_array(g_variant_type_new("{sv}"), &language, 1)
-                }(),
-            ]
             var mark = recorder.mark()
             let reply = bus.call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                                 parameters: g_variant_new_tuple(&items, 2), timeoutMs: 60_000)
+                                 arguments: [.string(megabyte), .vardict(["language": .string("en")])], timeoutMs: 60_000)
             let id = try #require(reply.value?.split(separator: " ").last.map { $0.filter(\.isNumber) }.flatMap { UInt64($0) }, "\(reply)")
             let heard = await recorder.waitForSpeech(after: mark, timeout: 10)
             if heard == nil {

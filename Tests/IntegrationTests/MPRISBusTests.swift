@@ -1,5 +1,5 @@
-import CGio
 import Foundation
+import GLibKit
 import Testing
 
 extension Integration {
@@ -23,13 +23,13 @@ extension Integration {
         /// Checks GetAll of both interfaces: every property there with the spec's type, and the constant ones.
         /// Returns the Player properties.
         @discardableResult
-        static func checkGetAll(_ bus: TestBus, _ when: String) throws -> [String: GV] {
+        static func checkGetAll(_ bus: TestBus, _ when: String) throws -> [String: Variant] {
             let root = try bus.getAll(MPRIS.root)
             let player = try bus.getAll(MPRIS.player)
             for (properties, spec) in [(root, MPRIS.rootProperties), (player, MPRIS.playerProperties)] {
                 #expect(Set(properties.keys) == Set(spec.keys), "\(when): GetAll has \(properties.keys.sorted())")
                 for (name, value) in properties {
-                    #expect(spec[name]?.type == value.type, "\(when): \(name) is \(value.type), not \(spec[name]?.type ?? "?")")
+                    #expect(spec[name]?.type == value.typeString, "\(when): \(name) is \(value.typeString), not \(spec[name]?.type ?? "?")")
                 }
             }
             #expect(root["Identity"]?.string == "Lector")
@@ -40,10 +40,10 @@ extension Integration {
             #expect(player["CanControl"]?.bool == true, "\(when)")
             let metadata = player["Metadata"]?.dictionary ?? [:]
             for (key, value) in metadata {
-                #expect(MPRIS.metadataTypes[key] == value.type, "\(when): metadata \(key) is \(value.type)")
+                #expect(MPRIS.metadataTypes[key] == value.typeString, "\(when): metadata \(key) is \(value.typeString)")
             }
             let track = metadata["mpris:trackid"]?.string ?? ""
-            #expect(g_variant_is_object_path(track) != 0, "\(when): mpris:trackid \(track)")
+            #expect(Variant.isObjectPath(track), "\(when): mpris:trackid \(track)")
             let position = player["Position"]?.int64 ?? -1
             let length = metadata["mpris:length"]?.int64 ?? 0
             #expect(position >= 0 && position <= length, "\(when): position \(position) of \(length)")
@@ -97,7 +97,7 @@ extension Integration {
                 do {
                     _ = try bus.getAll(MPRIS.player)
                     break
-                } catch let error as DBusCallError {
+                } catch let error as DBusError {
                     let early = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"]
                     try #require(early.contains(error.name), "GetAll as soon as \(name) appeared: \(error)")
                 }
@@ -150,7 +150,7 @@ extension Integration {
                 do {
                     try bus.player("OpenUri", [.string(uri)])
                     Issue.record("OpenUri \(uri) was accepted")
-                } catch let error as DBusCallError {
+                } catch let error as DBusError {
                     #expect(!error.message.isEmpty, "OpenUri \(uri): \(error)")
                     _ = words
                 }
@@ -238,7 +238,7 @@ extension Integration {
                 #expect([MPRIS.root, MPRIS.player].contains(signal.changedInterface ?? ""), "\(signal)")
                 #expect(signal.changed["Position"] == nil, "Position in PropertiesChanged: \(signal)")
                 for (name, value) in signal.changed {
-                    #expect(spec[name]?.type == value.type, "\(name) in \(signal)")
+                    #expect(spec[name]?.type == value.typeString, "\(name) in \(signal)")
                 }
             }
         }

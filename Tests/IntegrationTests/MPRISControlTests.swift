@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 import Testing
 
 /// The sentences of `Lector.sentences`, in order.
@@ -50,7 +51,7 @@ extension Integration {
 
             let md = bus.metadata
             for (key, value) in md {
-                #expect(MPRIS.metadataTypes[key] == value.type, "metadata \(key) is \(value.type): \(value)")
+                #expect(MPRIS.metadataTypes[key] == value.typeString, "metadata \(key) is \(value.typeString): \(value)")
             }
             let track = try #require(md["mpris:trackid"]?.string)
             #expect(track.hasPrefix("/") && track != MPRIS.noTrack, "\(track)")
@@ -72,7 +73,7 @@ extension Integration {
             let open = try await session.playerctl(["open", file.path])
             #expect(open.status == 0, "\(open)")
             #expect(await bus.waitForStatus("Playing") == "Playing")
-            #expect(bus.metadata["xesam:url"]?.string == file.absoluteString, "\(bus.metadata["xesam:url"]?.description ?? "no xesam:url")")
+            #expect(bus.metadata["xesam:url"]?.string == file.absoluteString, "\(bus.metadata["xesam:url"]?.text ?? "no xesam:url")")
             #expect(bus.metadata["xesam:title"]?.string == fourSentences[3])
             try await session.quiesce()
         }
@@ -297,11 +298,11 @@ extension Integration {
             try bus.set("Volume", .double(-1))
             #expect(try bus.get("Volume").double == 0)
             try bus.set("Volume", .double(0.25))
-            for bad in [GV.double(.nan), GV.string("loud"), GV.int64(1)] {
+            for bad in [Variant.double(.nan), .string("loud"), .int64(1)] {
                 do {
                     try bus.set("Volume", bad)
                     Issue.record("Volume \(bad) was accepted")
-                } catch let error as DBusCallError {
+                } catch let error as DBusError {
                     #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs", "Volume \(bad): \(error)")
                 }
             }
@@ -346,7 +347,7 @@ extension Integration {
             do {
                 try bus.set("Rate", .double(.nan))
                 Issue.record("Rate NaN was accepted")
-            } catch let error as DBusCallError {
+            } catch let error as DBusError {
                 #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
             }
             mark = recorder.mark()

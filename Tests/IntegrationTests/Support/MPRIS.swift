@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 
 /// The MPRIS2 contract (Media Player Remote Interfacing Specification 2.2) as the end-to-end tests check it.
@@ -36,148 +36,70 @@ enum MPRIS {
     ]
 }
 
-/// A GVariant held by the tests (one reference, released on deinit), read through Swift accessors.
-final class GV: @unchecked Sendable, CustomStringConvertible {
-    let raw: OpaquePointer
-
-    /// Takes ownership of a non-floating reference.
-    init(owning raw: OpaquePointer) { self.raw = raw }
-
-    /// Wraps a newly made (floating) value.
-    init(new raw: OpaquePointer) { self.raw = g_variant_ref_sink(raw) }
-
-    /// Parses GLib's text format with type annotations (`gdbus call` and `gdbus monitor` print it).
-    convenience init?(parsing text: String) {
-        var error: UnsafeMutablePointer<GError>?
-        guard let v = g_variant_parse(nil, text, nil, nil, &error) else {
-            if let error { g_error_free(error) }
-            return nil
-        }
-        self.init(owning: v)
-    }
-
-    deinit { g_variant_unref(raw) }
-
-    static func double(_ d: Double) -> GV { GV(new: g_variant_new_double(d)) }
-    static func string(_ s: String) -> GV { GV(new: g_variant_new_string(s)) }
-    static func int64(_ x: Int64) -> GV { GV(new: g_variant_new_int64(gint64(x))) }
-    static func objectPath(_ p: String) -> GV { GV(new: g_variant_new_object_path(p)) }
-    static func boxed(_ v: GV) -> GV { GV(new: g_variant_new_variant(v.raw)) }
-    static func tuple(_ items: [GV]) -> GV {
-        var children: [OpaquePointer?] = items.map { $0.raw }
-        return GV(new: children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) })
-    }
-
-    /// The type string, e.g. `a{sv}`.
-    var type: String { String(cString: g_variant_get_type_string(raw)) }
-    /// The value inside a variant (`v`), else itself.
-    var unboxed: GV { type == "v" ? GV(owning: g_variant_get_variant(raw)).unboxed : self }
-    var count: Int { g_variant_is_container(raw) != 0 ? Int(g_variant_n_children(raw)) : 0 }
-    subscript(index: Int) -> GV { GV(owning: g_variant_get_child_value(raw, gsize(index))) }
-
-    var string: String? {
-        let t = unboxed
-        guard ["s", "o", "g"].contains(t.type) else { return nil }
-        return String(cString: g_variant_get_string(t.raw, nil))
-    }
-    var bool: Bool? { let t = unboxed; return t.type == "b" ? g_variant_get_boolean(t.raw) != 0 : nil }
-    var double: Double? { let t = unboxed; return t.type == "d" ? g_variant_get_double(t.raw) : nil }
-    var int64: Int64? { let t = unboxed; return t.type == "x" ? Int64(g_variant_get_int64(t.raw)) : nil }
-    var strings: [String]? {
-        let t = unboxed
-        guard t.type == "as" else { return nil }
-        return (0..<t.count).compactMap { t[$0].string }
-    }
-    /// An `a{sv}` (or `a{s*}`) as a dictionary of its values, unboxed.
-    var dictionary: [String: GV]? {
-        let t = unboxed
-        guard t.type.hasPrefix("a{s") else { return nil }
-        var d: [String: GV] = [:]
-        for i in 0..<t.count {
-            let entry = t[i]
-            if let key = entry[0].string { d[key] = entry[1].unboxed }
-        }
-        return d
-    }
-
-    var description: String {
-        let p = g_variant_print(raw, 1)
-        defer { g_free(p) }
-        return p.map { String(cString: $0) } ?? "?"
-    }
-}
-
-/// A D-Bus error reply: its name (e.g. `org.freedesktop.DBus.Error.InvalidArgs`) and message.
-struct DBusCallError: Error, CustomStringConvertible {
-    let name: String
-    let message: String
-    var description: String { "\(name): \(message)" }
-}
-
 /// A connection of the test process to the private session bus, for direct, synchronous calls
 /// (typed arguments that `gdbus call` cannot spell, such as NaN, and bursts of calls from one process).
+/// A GDBus connection is thread-safe (GIO Reference Manual, "GDBusConnection"), hence `@unchecked Sendable`.
 final class TestBus: @unchecked Sendable {
-    private let connection: OpaquePointer
+    private let connection: DBusConnection
     /// The bus name calls go to unless told otherwise.
     let destination: String
 
     init(address: String, destination: String = MPRIS.busName) throws {
         self.destination = destination
-        connection = try openBus(address)
+        connection = try DBusConnection.connect(address: address)
     }
 
-    deinit {
-        closeBus(connection)
-    }
-
-    /// Calls `method` and returns the reply tuple.
-    /// - Throws: `DBusCallError` with the error's D-Bus name.
+    /// Calls `method` and returns the reply's values.
+    /// - Throws: `DBusError` with the error's D-Bus name.
     @discardableResult
     func call(
         _ destination: String? = nil, path: String = MPRIS.path, interface: String, _ method: String,
-        _ arguments: [GV] = [], timeoutMs: Int32 = 10_000
-    ) throws -> GV {
-        var error: UnsafeMutablePointer<GError>?
-        let parameters = arguments.isEmpty ? nil : GV.tuple(arguments)
-        let reply = g_dbus_connection_call_sync(
-            connection, destination ?? self.destination, path, interface, method, parameters?.raw, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
-            timeoutMs, nil, &error)
-        guard let reply else {
-            let (name, message) = takeDBusError(&error)
-            throw DBusCallError(name: name, message: message)
-        }
-        return GV(owning: reply)
+        _ arguments: [Variant] = [], timeoutMs: Int32 = 10_000
+    ) throws -> [Variant] {
+        try connection.call(destination: destination ?? self.destination, path: path, interface: interface,
+                            method: method, arguments: arguments, timeoutMilliseconds: timeoutMs, autoStart: false)
     }
 
     /// Calls a method of the Player interface.
-    func player(_ method: String, _ arguments: [GV] = []) throws {
+    func player(_ method: String, _ arguments: [Variant] = []) throws {
         try call(interface: MPRIS.player, method, arguments)
     }
 
     /// One property, unboxed.
-    func get(_ name: String, interface: String = MPRIS.player) throws -> GV {
+    func get(_ name: String, interface: String = MPRIS.player) throws -> Variant {
         try call(interface: "org.freedesktop.DBus.Properties", "Get", [.string(interface), .string(name)])[0].unboxed
     }
 
     /// Every property of `interface`, unboxed.
-    func getAll(_ interface: String) throws -> [String: GV] {
+    func getAll(_ interface: String) throws -> [String: Variant] {
         let reply = try call(interface: "org.freedesktop.DBus.Properties", "GetAll", [.string(interface)])
-        return reply[0].dictionary ?? [:]
+        return reply[0].entries ?? [:]
     }
 
     /// Sets a property (the value is boxed in a variant here).
-    func set(_ name: String, _ value: GV, interface: String = MPRIS.player) throws {
-        try call(interface: "org.freedesktop.DBus.Properties", "Set", [.string(interface), .string(name), .boxed(value)])
+    func set(_ name: String, _ value: Variant, interface: String = MPRIS.player) throws {
+        try call(interface: "org.freedesktop.DBus.Properties", "Set", [.string(interface), .string(name), .variant(value)])
     }
 
     var status: String { (try? get("PlaybackStatus").string) ?? "?" }
     var position: Int64 { (try? get("Position").int64) ?? -1 }
-    var metadata: [String: GV] { (try? get("Metadata").dictionary) ?? [:] }
+    var metadata: [String: Variant] { (try? get("Metadata").entries) ?? [:] }
 
     /// Polls PlaybackStatus until it is `status` (or `timeout` seconds pass); returns the last one seen.
     @discardableResult
     func waitForStatus(_ status: String, timeout: Double = 5) async -> String {
         await poll(timeout: timeout, every: .milliseconds(20), { self.status }, until: { $0 == status })
+    }
+}
+
+extension Variant {
+    /// The entries of a string-keyed dictionary (`a{sv}`, `a{s*}`), their values unboxed.
+    var entries: [String: Variant]? { dictionary?.mapValues(\.unboxed) }
+
+    /// The strings of an `as`, or nil for any other type.
+    var strings: [String]? {
+        guard case .array(elementType: "s", let items) = unboxed else { return nil }
+        return items.compactMap(\.string)
     }
 }
 
@@ -188,13 +110,18 @@ final class SignalMonitor: @unchecked Sendable {
         let path: String
         let interface: String
         let member: String
-        let arguments: GV
+        /// The signal's arguments, in order.
+        let arguments: [Variant]
         let line: String
         var description: String { line }
 
         /// For PropertiesChanged: the interface and the changed properties (unboxed).
-        var changedInterface: String? { member == "PropertiesChanged" ? arguments[0].string : nil }
-        var changed: [String: GV] { member == "PropertiesChanged" ? arguments[1].dictionary ?? [:] : [:] }
+        var changedInterface: String? {
+            member == "PropertiesChanged" && arguments.count == 3 ? arguments[0].string : nil
+        }
+        var changed: [String: Variant] {
+            member == "PropertiesChanged" && arguments.count == 3 ? arguments[1].entries ?? [:] : [:]
+        }
     }
 
     private let process: BackgroundProcess
@@ -220,7 +147,8 @@ final class SignalMonitor: @unchecked Sendable {
             guard let colon = line.range(of: ": "), let open = line.range(of: " (", range: colon.upperBound..<line.endIndex)
             else { return nil }
             let name = line[colon.upperBound..<open.lowerBound]
-            guard let dot = name.lastIndex(of: "."), let args = GV(parsing: String(line[line.index(after: open.lowerBound)...]))
+            guard let dot = name.lastIndex(of: "."),
+                let args = (try? Variant(parsing: String(line[line.index(after: open.lowerBound)...])))?.tuple
             else { return nil }
             return Signal(
                 path: String(line[..<colon.lowerBound]), interface: String(name[..<dot]),
