@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
-        // GLibKit for its D-Bus client calls; CGio for the fake peers that answer late or never (Support/GDBusServing.swift).
+        // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).
         .testTarget(name: "IntegrationTests", dependencies: ["GLibKit", "CGio"]),
     ],
     swiftLanguageModes: [.v6]

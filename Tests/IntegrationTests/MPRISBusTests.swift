@@ -38,7 +38,7 @@ extension Integration {
             #expect(root["SupportedUriSchemes"]?.strings == ["file"])
             #expect(root["SupportedMimeTypes"]?.strings?.contains("text/plain") == true)
             #expect(player["CanControl"]?.bool == true, "\(when)")
-            let metadata = player["Metadata"]?.dictionary ?? [:]
+            let metadata = player["Metadata"]?.entries ?? [:]
             for (key, value) in metadata {
                 #expect(MPRIS.metadataTypes[key] == value.typeString, "\(when): metadata \(key) is \(value.typeString)")
             }
@@ -110,7 +110,7 @@ extension Integration {
 
             var player = try Self.checkGetAll(bus, "before any text")
             #expect(player["PlaybackStatus"]?.string == "Stopped")
-            #expect(player["Metadata"]?.dictionary?["mpris:trackid"]?.string == MPRIS.noTrack)
+            #expect(player["Metadata"]?.entries?["mpris:trackid"]?.string == MPRIS.noTrack)
             for flag in ["CanPlay", "CanPause", "CanGoNext", "CanGoPrevious", "CanSeek"] {
                 #expect(player[flag]?.bool == false, "\(flag) with nothing loaded")
             }
@@ -124,7 +124,7 @@ extension Integration {
             try bus.player("OpenUri", [.string(file.absoluteString)])
             #expect(await bus.waitForStatus("Playing") == "Playing")
             player = try Self.checkGetAll(bus, "reading")
-            let metadata = player["Metadata"]?.dictionary ?? [:]
+            let metadata = player["Metadata"]?.entries ?? [:]
             #expect(metadata["xesam:url"]?.string == file.absoluteString, "\(metadata)")
             #expect(metadata["xesam:asText"]?.string == Lector.sentences)
             for flag in ["CanPlay", "CanPause", "CanGoNext", "CanGoPrevious", "CanSeek"] {
@@ -156,7 +156,7 @@ extension Integration {
                 }
                 player = try Self.checkGetAll(bus, "after a failed OpenUri of \(uri)")
                 #expect(player["PlaybackStatus"]?.string == "Stopped")
-                #expect(player["Metadata"]?.dictionary?["xesam:url"]?.string == file.absoluteString)
+                #expect(player["Metadata"]?.entries?["xesam:url"]?.string == file.absoluteString)
             }
             try? FileManager.default.removeItem(at: big)
 
@@ -192,8 +192,8 @@ extension Integration {
             let read = try await session.lector(["read", "--lang", "en", "--rate", "110", Lector.longRun])
             #expect(read.status == 0, "\(read)")
             await expectChange(after: mark, "PlaybackStatus", "Playing", "read")
-            let track = await monitor.wait(after: mark) { $0.changed["Metadata"]?.dictionary?["xesam:asText"] != nil }
-            #expect(track?.changed["Metadata"]?.dictionary?["mpris:trackid"]?.string?.hasPrefix("/org/lector/") == true)
+            let track = await monitor.wait(after: mark) { $0.changed["Metadata"]?.entries?["xesam:asText"] != nil }
+            #expect(track?.changed["Metadata"]?.entries?["mpris:trackid"]?.string?.hasPrefix("/org/lector/") == true)
             try await Task.sleep(for: .milliseconds(1500))  // reads for 1.5 s: the sentence's first refinements pass
 
             mark = monitor.mark()
@@ -226,8 +226,8 @@ extension Integration {
             mark = monitor.mark()
             #expect(try await session.lector(["read", "--lang", "en", "A new text."]).status == 0)
             let next = await monitor.wait(after: mark) {
-                let id = $0.changed["Metadata"]?.dictionary?["mpris:trackid"]?.string
-                return id != nil && id != track?.changed["Metadata"]?.dictionary?["mpris:trackid"]?.string
+                let id = $0.changed["Metadata"]?.entries?["mpris:trackid"]?.string
+                return id != nil && id != track?.changed["Metadata"]?.entries?["mpris:trackid"]?.string
             }
             #expect(next != nil, "no new mpris:trackid for a new text")
             #expect(await bus.waitForStatus("Stopped", timeout: 10) == "Stopped")
@@ -264,7 +264,7 @@ extension Integration {
             var firstHeard = 1
             for change in changes {
                 let status = change.changed["PlaybackStatus"]?.string
-                if let metadata = change.changed["Metadata"]?.dictionary {
+                if let metadata = change.changed["Metadata"]?.entries {
                     let title = metadata["xesam:title"]?.string
                     if title == lastTitle && (status == nil || status == lastStatus) {
                         firstHeard -= 1

@@ -1,8 +1,7 @@
 import CGio
 
-// The C side of the fake peers (FakeNotificationServer, FakeBusPeer), which serve calls on a GMainContext of
-// their own thread and answer late or never: GLibKit's exported objects answer at once on the default main
-// context, so these two stay on GDBus directly.
+// The C side of FakeBusPeer, which answers calls late or never: GLibKit's exported objects answer each call
+// before their handler returns, so this one peer stays on GDBus directly.
 
 /// Opens a connection of this process to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
 /// Close it with `closeBus(_:)`.

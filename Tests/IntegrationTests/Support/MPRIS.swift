@@ -103,8 +103,8 @@ extension Variant {
     }
 }
 
-/// The signals one bus name sends, as `gdbus monitor --dest NAME` prints them (one line each, GVariant text
-/// with type annotations), recorded to a file and parsed on demand.
+/// The signals one bus name sends (any path, interface and member), received on a connection of its own and
+/// a `ThreadMainLoop` on a thread of its own, kept in order of arrival.
 final class SignalMonitor: @unchecked Sendable {
     struct Signal: CustomStringConvertible {
         let path: String
@@ -112,7 +112,8 @@ final class SignalMonitor: @unchecked Sendable {
         let member: String
         /// The signal's arguments, in order.
         let arguments: [Variant]
-        let line: String
+        /// `PATH: INTERFACE.MEMBER ARGUMENTS`, the arguments in GVariant text, as `gdbus monitor` prints a signal.
+        var line: String { "\(path): \(interface).\(member) \(Variant.tuple(arguments).text)" }
         var description: String { line }
 
         /// For PropertiesChanged: the interface and the changed properties (unboxed).
@@ -124,37 +125,53 @@ final class SignalMonitor: @unchecked Sendable {
         }
     }
 
-    private let process: BackgroundProcess
+    private let loop = ThreadMainLoop()
+    private let lock = NSLock()
+    private var received: [Signal] = []
+    private var ended = false
 
-    /// Starts monitoring `name` (which must be owned) and waits until the monitor follows its owner.
-    init(session: PrivateSession, name: String = MPRIS.busName, tag: String = "monitor-\(UUID().uuidString.prefix(8))") async throws {
-        process = try session.spawn("gdbus", ["monitor", "--session", "--dest", name], tag: tag)
-        let process = process
-        let following = await eventually(timeout: 10, every: .milliseconds(20)) {
-            process.stdout.contains("is owned by") || !process.isRunning
+    /// Starts monitoring `name` and returns once the bus has its match rule: every signal the name's owner
+    /// sends from then on is seen.
+    /// - Throws: `HarnessError` when the bus cannot be reached.
+    init(session: PrivateSession, name: String = MPRIS.busName) async throws {
+        let address = session.busAddress
+        let failure = await withCheckedContinuation { (ready: CheckedContinuation<String?, Never>) in
+            Thread { [self] in serve(address, name, ready) }.start()
         }
-        guard following && process.stdout.contains("is owned by") else {
-            throw HarnessError("gdbus monitor did not start: \(process.stdout) \(process.stderr)")
+        if let failure { throw HarnessError("signal monitor: \(failure)") }
+    }
+
+    /// Runs on the monitor's thread: subscribes, makes sure the bus has the match rule, then receives until
+    /// `stop()`.
+    private func serve(_ address: String, _ name: String, _ ready: CheckedContinuation<String?, Never>) {
+        var connection: DBusConnection?
+        var subscription: Subscription?
+        loop.run {
+            do {
+                let opened = try DBusConnection.connect(address: address)
+                subscription = opened.subscribe(sender: name, path: nil, interface: nil, member: nil) { [self] message in
+                    let signal = Signal(path: message.path, interface: message.interface, member: message.member,
+                                        arguments: message.arguments)
+                    lock.withLock { received.append(signal) }
+                }
+                // The bus handles a connection's messages in order: once it answers this, it has the rule.
+                _ = try opened.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                    interface: "org.freedesktop.DBus", method: "GetId", timeoutMilliseconds: 5_000)
+                connection = opened
+                ready.resume(returning: nil)
+                return true
+            } catch {
+                ready.resume(returning: "\(error)")
+                return false
+            }
         }
-        // The match rule is added with the owner lookup and gdbus shows no sign when the bus has installed it.
-        try await Task.sleep(for: .milliseconds(100))
+        subscription?.cancel()
+        withExtendedLifetime(connection) {}
+        lock.withLock { ended = true }
     }
 
     /// Every signal seen so far, in order.
-    var signals: [Signal] {
-        process.stdout.split(separator: "\n").compactMap { line -> Signal? in
-            // "/org/mpris/MediaPlayer2: org.freedesktop.DBus.Properties.PropertiesChanged ('…', {…}, @as [])"
-            guard let colon = line.range(of: ": "), let open = line.range(of: " (", range: colon.upperBound..<line.endIndex)
-            else { return nil }
-            let name = line[colon.upperBound..<open.lowerBound]
-            guard let dot = name.lastIndex(of: "."),
-                let args = (try? Variant(parsing: String(line[line.index(after: open.lowerBound)...])))?.tuple
-            else { return nil }
-            return Signal(
-                path: String(line[..<colon.lowerBound]), interface: String(name[..<dot]),
-                member: String(name[name.index(after: dot)...]), arguments: args, line: String(line))
-        }
-    }
+    var signals: [Signal] { lock.withLock { received } }
 
     /// The number of signals seen so far (a mark for `signals(after:)`).
     func mark() -> Int { signals.count }
@@ -167,7 +184,11 @@ final class SignalMonitor: @unchecked Sendable {
                    until: { $0 != nil })
     }
 
-    func stop() async { await process.stop(grace: 1) }
+    /// Stops receiving and waits until the monitor's thread has ended.
+    func stop() async {
+        loop.quit()
+        _ = await eventually(timeout: 5, every: .milliseconds(10)) { lock.withLock { ended } }
+    }
 }
 
 extension PrivateSession {
