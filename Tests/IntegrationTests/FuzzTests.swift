@@ -81,7 +81,8 @@ extension Integration {
                     refused += 1
                     continue
                 }
-                // Wait until it is heard, or over (finished, or its only sentence lost).
+                // A sandwich: wait until it is heard, or over (finished, or its only sentence lost). Another
+                // text: only until the daemon answers Position, so that the next text replaces it at once.
                 let deadline = ContinuousClock.now + .seconds(sandwich ? 30 : 5)
                 var heardLast = false
                 while ContinuousClock.now < deadline {
@@ -97,7 +98,7 @@ extension Integration {
                             if String(String.UnicodeScalarView(scalars[lo..<hi])).hasPrefix("After it") { heardLast = true }
                         }
                         if state == "stopped" { break }
-                    } else if state == "stopped" || (bus.lectorPosition ?? 0) > 0 {
+                    } else if state == "stopped" || bus.lectorPosition != nil {
                         break
                     }
                     try await Task.sleep(for: .milliseconds(sandwich ? 20 : 5))  // the watch's sampling period
