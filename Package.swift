@@ -47,8 +47,10 @@ let package = Package(
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
 
-        .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore"]),
-        .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore"]),
+        // Helpers more than one test target uses (seeded random numbers, the shared test files).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore", "TestSupport"]),
+        .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "SystemKit"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
@@ -56,7 +58,8 @@ let package = Package(
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["CGio"]),
+        // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).
+        .testTarget(name: "IntegrationTests", dependencies: ["GLibKit", "CGio"]),
     ],
     swiftLanguageModes: [.v6]
 )

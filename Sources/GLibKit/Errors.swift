@@ -36,6 +36,10 @@ public struct DBusError: Error, CustomStringConvertible, Sendable {
     public var name: String
     /// The human-readable message, without GDBus's "GDBus.Error:name: " prefix.
     public var message: String
+    /// Whether GDBus itself reported the failure of a call (no reply in time, connection closed) rather than
+    /// the peer answering with an error: true only for errors converted from a `GError` without a remote
+    /// error name. `name` is then NoReply or Failed, as described at `init(consuming:)`.
+    public var isLocal = false
 
     /// Makes an error with the given D-Bus error name and message.
     public init(name: String, message: String) {
@@ -90,8 +94,10 @@ public struct DBusError: Error, CustomStringConvertible, Sendable {
         } else if error.pointee.domain == g_io_error_quark()
                     && error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
             name = "org.freedesktop.DBus.Error.NoReply"
+            isLocal = true
         } else {
             name = "org.freedesktop.DBus.Error.Failed"
+            isLocal = true
         }
         _ = g_dbus_error_strip_remote_error(error)
         message = error.pointee.message.map { String(cString: $0) } ?? ""

@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -132,8 +132,7 @@ extension Integration {
 
         @Test("every method and property refuses wrong types, wrong arity, unknown names and stale paths with a D-Bus error")
         func wrongCallsAreRefused() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let bus = try BusConnection(address: session.busAddress)
             let owners = (bus.owner(Self.lectorDest), bus.owner(Self.mprisDest))
             _ = bus.lector("Speak", "('A text to have something loaded.', @a{sv} {})")
@@ -142,9 +141,8 @@ extension Integration {
                 #expect(Self.isProperError(reply), "\(call) → \(reply)")
             }
             // A NaN volume cannot be written in GVariant text.
-            var items: [OpaquePointer?] = [g_variant_new_string(Self.player), g_variant_new_string("Volume"),
-                                           g_variant_new_variant(g_variant_new_double(.nan))]
-            let nan = bus.call(Self.mprisDest, Self.mprisPath, Self.properties, "Set", parameters: g_variant_new_tuple(&items, 3))
+            let nan = bus.call(Self.mprisDest, Self.mprisPath, Self.properties, "Set",
+                               arguments: [.string(Self.player), .string("Volume"), .variant(.double(.nan))])
             #expect(nan.errorName == "org.freedesktop.DBus.Error.InvalidArgs", "Volume NaN → \(nan)")
             #expect(bus.owner(Self.lectorDest) == owners.0 && bus.owner(Self.mprisDest) == owners.1, "the daemon lost a name")
             #expect(bus.lectorState != nil, "the daemon does not answer\n\(session.daemonLogs())")
@@ -153,29 +151,22 @@ extension Integration {
 
         @Test("10 MB strings: Speak reads or refuses in one answer; OpenUri, Get and SetPosition refuse; the daemon stays")
         func hugeStrings() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let bus = try BusConnection(address: session.busAddress)
             let owner = bus.owner(Self.lectorDest)
             let huge = String(repeating: "Lector reads this sentence again and again. ", count: 10 * 1024 * 1024 / 44)
 
-            var items: [OpaquePointer?] = [g_variant_new_string(huge), g_variant_new_array(g_variant_type_new("{sv}"), nil, 0)]
             let speak = bus.call(Self.lectorDest, Self.lectorPath, Self.lectorInterface, "Speak",
-                                 parameters: g_variant_new_tuple(&items, 2), timeoutMs: 60_000)
+                                 arguments: [.string(huge), .vardict([:])], timeoutMs: 60_000)
             #expect(speak.value != nil || Self.isProperError(speak), "Speak of 10 MB → \(speak)")
             for (interface, method, make) in [
-                (Self.player, "OpenUri", { () -> OpaquePointer? in BusConnection.stringTuple("file:///" + huge) }),
-                (Self.properties, "Get", { () -> OpaquePointer? in
-                    var two: [OpaquePointer?] = [g_variant_new_string(Self.player), g_variant_new_string(huge)]
-                    return g_variant_new_tuple(&two, 2)
+                (Self.player, "OpenUri", { () -> [Variant] in [.string("file:///" + huge)] }),
+                (Self.properties, "Get", { () -> [Variant] in [.string(Self.player), .string(huge)] }),
+                (Self.player, "SetPosition", { () -> [Variant] in
+                    [.objectPath("/" + String(repeating: "a", count: 10 * 1024 * 1024)), .int64(0)]
                 }),
-                (Self.player, "SetPosition", { () -> OpaquePointer? in
-                    let path = "/" + String(repeating: "a", count: 10 * 1024 * 1024)
-                    var two: [OpaquePointer?] = [g_variant_new_object_path(path), g_variant_new_int64(0)]
-                    return g_variant_new_tuple(&two, 2)
-                }),
-            ] as [(String, String, () -> OpaquePointer?)] {
-                let reply = bus.call(Self.mprisDest, Self.mprisPath, interface, method, parameters: make(), timeoutMs: 60_000)
+            ] as [(String, String, () -> [Variant])] {
+                let reply = bus.call(Self.mprisDest, Self.mprisPath, interface, method, arguments: make(), timeoutMs: 60_000)
                 if method == "SetPosition" {
                     // A stale track id is ignored without an error (MPRIS 2.2); either is acceptable here.
                     #expect(reply.value != nil || Self.isProperError(reply), "\(method) of 10 MB → \(reply)")
@@ -193,9 +184,7 @@ extension Integration {
 
         @Test("10,000 random calls from a seeded generator: no crash, one stream at most, and the state agrees with what is heard")
         func randomSequence() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let owner = bus.owner(Self.lectorDest)
             let pool = Self.rightCalls + Self.wrongCalls.filter { !($0.interface == Self.root && $0.method == "Quit") }
@@ -220,7 +209,7 @@ extension Integration {
             // The state tells the truth about the sound (at a volume that can be heard).
             _ = bus.call(Self.mprisDest, Self.mprisPath, Self.properties, "Set", "('\(Self.player)', 'Volume', <1.0>)")
             _ = bus.lector("CancelSleep")
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .milliseconds(400))  // the last calls take effect: nothing outside shows when
             let state = try #require(bus.lectorState)
             let mark = session.recorder.mark()
             await session.recorder.waitForSamples(after: mark, seconds: 1.5)

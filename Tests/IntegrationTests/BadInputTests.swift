@@ -38,9 +38,7 @@ extension Integration {
         @Test("each bad input is read or refused with one line, and the daemon reads hello afterwards",
               arguments: badInputFiles)
         func badInput(_ name: String) async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let owner = try #require(await session.nameOwner(Lector.busName), "no daemon")
             let path = Paths.badInputs.appendingPathComponent(name)
             let bytes = try Data(contentsOf: path)
@@ -108,9 +106,7 @@ extension Integration {
 
         @Test("markup-lookalike text is read completely: <, > and & are never parsed as markup")
         func markupIsReadAsText() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let path = Paths.badInputs.appendingPathComponent("markup-lookalike.txt")
             let text = String(decoding: try Data(contentsOf: path), as: UTF8.self)
             let (read, audio) = try await session.readAndRecord(["--lang", "en", "--file", path.path])

@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -20,9 +20,7 @@ extension Integration {
 
         @Test("20,000 empty <p/> after one paragraph: Speak returns at once, status answers throughout, it is read")
         func manyEmptyParagraphs() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let document = "<speak><p>The only paragraph of this document is read.</p>"
                 + String(repeating: "<p/>", count: 20_000) + "</speak>"
             let address = session.busAddress
@@ -57,9 +55,7 @@ extension Integration {
 
         @Test("control characters in SSML (&#1;20A …) do not change the loudness of a later plain reading")
         func controlCharactersInSSML() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let sentence = "The quick brown fox jumps over the lazy dog."
             let (first, reference) = try await session.readAndRecord(["--lang", "en", sentence])
             try #require(first.status == 0, "\(first)")
@@ -89,9 +85,7 @@ extension Integration {
 
         @Test("the queue is bounded in texts and bytes, refused with QueueFull in one line, and Stop empties it")
         func queueLimits() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let pid = try Load.daemonPID(bus)
             try #require(bus.lector("Speak", "('\(Lector.veryLong)', @a{sv} {})").value != nil)
@@ -125,9 +119,8 @@ extension Integration {
             var bytesAccepted = 0
             var bytesRefusal: BusConnection.Reply?
             for _ in 0..<(Self.maximumQueuedBytes / big.utf8.count + 16) {
-                var items: [OpaquePointer?] = [g_variant_new_string(big), queueOptions()]
                 let reply = bus.call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                                     parameters: g_variant_new_tuple(&items, 2), timeoutMs: 60_000)
+                                     arguments: [.string(big), .vardict(["queue": .bool(true)])], timeoutMs: 60_000)
                 if reply.value != nil { bytesAccepted += 1 } else { bytesRefusal = reply; break }
             }
             let rssFull = Load.residentKiB(pid)
@@ -143,14 +136,4 @@ extension Integration {
             try await session.quiesce()
         }
     }
-}
-
-/// `a{sv}` with `queue` true (a new floating GVariant).
-private func queueOptions() -> OpaquePointer? {
-    let entryType = g_variant_type_new("{sv}")
-    defer { g_variant_type_free(entryType) }
-    var entries: [OpaquePointer?] = [
-        g_variant_new_dict_entry(g_variant_new_string("queue"), g_variant_new_variant(g_variant_new_boolean(1))),
-    ]
-    return entries.withUnsafeMutableBufferPointer { g_variant_new_array(entryType, $0.baseAddress, gsize($0.count)) }
 }

@@ -8,8 +8,7 @@ extension Integration {
     struct Commands {
         @Test("a second lector daemon exits 1 with one line while the first keeps its name")
         func secondDaemonRefused() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let owner = try #require(await session.nameOwner(Lector.busName))
             let second = try await session.lector(["daemon"], timeout: 15)
             #expect(second.status == 1, "\(second)")
@@ -22,7 +21,7 @@ extension Integration {
 
         @Test("voices --lang de lists German voices, tab-separated")
         func voicesGerman() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let result = try await session.lector(["voices", "--lang", "de"])
             #expect(result.status == 0, "\(result)")
             let lines = result.stdout.split(separator: "\n")
@@ -38,7 +37,7 @@ extension Integration {
 
         @Test("an unknown language is a one-line error; close matches are named")
         func unknownLanguage() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let unknown = try await session.lector(["read", "--lang", "xx-YY", "hello"])
             #expect(unknown.status == 1, "\(unknown)")
             #expect(unknown.stderrLines.count == 1, "\(unknown)")
@@ -52,9 +51,7 @@ extension Integration {
 
         @Test("--lang EN_us is understood as en-US")
         func underscoreTag() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let (read, audio) = try await session.readAndRecord(["--lang", "EN_us", "hello there"])
             #expect(read.status == 0, "\(read)")
             #expect(audio.audibleDuration > 0.3, "\(audio.summary)")
@@ -64,9 +61,7 @@ extension Integration {
 
         @Test("--output renders a 22050 Hz mono 16-bit WAV, with no bus and no sound server, as long as what the daemon plays")
         func outputMatchesPlayback() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let wav = session.directory.appendingPathComponent("rendered.wav")
             let render = try await session.lector(
                 ["read", "--lang", "en", "--output", wav.path, Lector.sentences], timeout: 60,
@@ -89,7 +84,7 @@ extension Integration {
 
         @Test("lector links neither eSpeak NG, PulseAudio, ICU nor CLD2; it hands daemon, voices and read --output (standard input intact) to lector-daemon, and says so in one line when that is missing")
         func commandLineIsSmall() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let ldd = try await session.run("ldd", [Paths.lectorBinary])
             #expect(ldd.status == 0, "\(ldd)")
             for heavy in ["libespeak-ng", "libpulse", "libicu", "libcld2", "libswiftCore"] {
@@ -118,7 +113,7 @@ extension Integration {
 
         @Test("--help works for every command; unknown commands and options are usage errors (exit 2)")
         func helpAndUsage() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             for command in [[], ["read"], ["pause"], ["resume"], ["toggle"], ["stop"], ["status"], ["voices"], ["daemon"]] {
                 let help = try await session.lector(command + ["--help"])
                 #expect(help.status == 0 && !help.stdout.isEmpty, "lector \(command) --help: \(help)")

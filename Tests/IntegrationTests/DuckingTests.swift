@@ -16,16 +16,13 @@ extension Integration {
                 process = try session.spawn(
                     "pacat", ["--raw", "--rate=22050", "--channels=2", "--format=s16le", "--latency-msec=50",
                               "--client-name=\(name)", "--stream-name=\(name)", "/dev/zero"], tag: name)
-                let deadline = ContinuousClock.now + .seconds(10)
-                while ContinuousClock.now < deadline {
-                    if let found = try await Ducking.sinkInputs(session).first(where: { $0.client == name }) {
-                        index = found.index
-                        return
-                    }
-                    try await Task.sleep(for: .milliseconds(50))
+                let found = try await poll(timeout: 10, { try await Ducking.sinkInputs(session).first(where: { $0.client == name }) },
+                                           until: { $0 != nil })
+                guard let found else {
+                    process.stopNow(signal: SIGKILL, grace: 1)
+                    throw HarnessError("the \(name) stream did not appear: \(process.stderr)")
                 }
-                process.stopNow(signal: SIGKILL, grace: 1)
-                throw HarnessError("the \(name) stream did not appear: \(process.stderr)")
+                index = found.index
             }
 
             func end() async { _ = await process.stop(signal: SIGKILL, grace: 2) }
@@ -69,13 +66,7 @@ extension Integration {
         /// Polls until the volume of sink input `index` satisfies `condition`; returns the last value seen.
         static func waitForVolume(_ session: PrivateSession, _ index: Int, timeout: Double,
                                   _ condition: (Int) -> Bool) async throws -> Int? {
-            let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-            var last = try await volume(session, index)
-            while !(last.map(condition) ?? false) && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                last = try await volume(session, index)
-            }
-            return last
+            try await poll(timeout: timeout, { try await volume(session, index) }, until: { $0.map(condition) ?? false })
         }
 
         /// 80 % as PulseAudio counts it (pa_sw_volume_from_linear is cubic; `pactl` takes the percentage).
@@ -83,9 +74,7 @@ extension Integration {
 
         @Test("other streams drop while Lector reads and get their exact volume back after pause and stop")
         func duckAndRestore() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let other = try await OtherStream(session, name: "other-player")
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "80%"])
@@ -121,9 +110,7 @@ extension Integration {
 
         @Test("a volume the user sets while Lector reads is kept; a killed daemon's ducking is undone by the next")
         func userChangeAndCrash() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let other = try await OtherStream(session, name: "other-player")
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "80%"])
@@ -133,8 +120,10 @@ extension Integration {
             _ = try await Self.waitForVolume(session, other.index, timeout: 3) { $0 < Self.userVolume }
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "30%"])
             let thirty = try #require(try await Self.volume(session, other.index))
+            // Time for the daemon to hear of the user's change: it shows no sign of having heard it.
             try await Task.sleep(for: .milliseconds(300))
             _ = try await session.lector(["stop"])
+            // The span under test: for 0.5 s after Stop, nothing puts the volume back over the user's.
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await Self.volume(session, other.index) == thirty, "the user's volume was overwritten")
 
@@ -146,6 +135,7 @@ extension Integration {
             let daemon = try #require(session.runningDaemon)
             daemon.signal(SIGKILL)
             _ = await daemon.waitForExit(timeout: 5)
+            // The span under test: for 0.5 s with no daemon, nothing puts the volume back.
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await Self.volume(session, other.index) == 29_483)
             try await session.startDaemon()
@@ -156,19 +146,18 @@ extension Integration {
 
         @Test("--no-duck leaves other audio alone; --pause-others pauses another MPRIS player and resumes it")
         func noDuckAndPauseOthers() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             // Replace the session's daemon by one that does not duck.
             _ = try await session.run("gdbus", ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector",
                                                 "--object-path", "/org/mpris/MediaPlayer2",
                                                 "--method", "org.mpris.MediaPlayer2.Quit"])
-            try await Task.sleep(for: .milliseconds(500))
+            _ = await eventually(timeout: 5) { await session.nameOwner(Lector.busName) == nil }
             try await session.startDaemon(["--no-duck"])
             let other = try await OtherStream(session, name: "other-player")
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
             _ = try await session.lector(["read", Lector.veryLong])
             _ = try await session.waitForState("reading", timeout: 3)
+            // The span under test: 0.7 s of reading leave the other stream's volume alone.
             try await Task.sleep(for: .milliseconds(700))
             #expect(try await Self.volume(session, other.index) == 65_536, "--no-duck lowered another stream")
             _ = try await session.lector(["stop"])
@@ -179,16 +168,12 @@ extension Integration {
             _ = try await session.run("gdbus", ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector",
                                                 "--object-path", "/org/mpris/MediaPlayer2",
                                                 "--method", "org.mpris.MediaPlayer2.Quit"])
-            try await Task.sleep(for: .milliseconds(500))
+            _ = await eventually(timeout: 5) { await session.nameOwner(Lector.busName) == nil }
             try await session.startDaemon(["--pause-others"])
             let instance = try session.spawn(Paths.lectorBinary, ["daemon", "--instance", "--no-duck"], tag: "instance")
             defer { instance.stopNow(signal: SIGTERM, grace: 2) }
             let name = "org.mpris.MediaPlayer2.lector.instance\(instance.pid)"
-            var owned = false
-            for _ in 0..<100 where !owned {
-                owned = await session.nameOwner(name) != nil
-                if !owned { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            let owned = await eventually(timeout: 5) { await session.nameOwner(name) != nil }
             try #require(owned, "the other player did not appear")
             let file = session.directory.appendingPathComponent("other.txt")
             try Data(Lector.veryLong.utf8).write(to: file)
@@ -200,17 +185,10 @@ extension Integration {
                                                 "--method", "org.mpris.MediaPlayer2.Player.OpenUri", file.absoluteString])
             #expect(try await status() == "Playing")
             _ = try await session.lector(["read", "A short interruption."])
-            var seen = ""
-            for _ in 0..<40 where seen != "Paused" {
-                seen = try await status()
-                if seen != "Paused" { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            var seen = try await poll(timeout: 4, status, until: { $0 == "Paused" })
             #expect(seen == "Paused", "the other player was not paused while Lector read")
             _ = try await session.waitForState("stopped", timeout: 10)
-            for _ in 0..<40 where seen != "Playing" {
-                seen = try await status()
-                if seen != "Playing" { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            seen = try await poll(timeout: 4, status, until: { $0 == "Playing" })
             #expect(seen == "Playing", "the other player was not resumed after Lector finished")
             _ = try await session.run("gdbus", ["call", "--session", "--dest", name, "--object-path", "/org/mpris/MediaPlayer2",
                                                 "--method", "org.mpris.MediaPlayer2.Player.Stop"])

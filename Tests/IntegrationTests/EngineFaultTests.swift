@@ -60,14 +60,14 @@ extension Integration {
                 seen.mostWorkers = max(seen.mostWorkers, Load.children(daemon).count)
                 if state == "reading", let sentence = bus.lectorSentence { seen.sentences.insert(sentence.index) }
                 if state == "stopped" { break }
-                try? await Task.sleep(for: .milliseconds(20))
+                try? await Task.sleep(for: .milliseconds(20))  // the watch's sampling period
             }
             return seen
         }
 
         @Test("eSpeak NG aborts on the second of four sentences: one log line, the two after it heard, one worker, every call answered")
         func abortInTheMiddle() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let daemon = try await session.startDaemon()
             defer { Task { await daemon.stop() } }
             let bus = try BusConnection(address: session.busAddress)
@@ -87,7 +87,7 @@ extension Integration {
 
         @Test("the worker killed 50 times in a row: one worker at a time, no zombie, every call answered, then reading works")
         func killedFiftyTimes() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let daemon = try await session.startDaemon()
             defer { Task { await daemon.stop() } }
             let bus = try BusConnection(address: session.busAddress)
@@ -112,7 +112,7 @@ extension Integration {
                     let alive = Load.children(daemon.pid)
                     mostWorkers = max(mostWorkers, alive.count)
                     worker = alive.first { !killed.contains($0) }
-                    if worker == nil { try await Task.sleep(for: .milliseconds(5)) }
+                    if worker == nil { try await Task.sleep(for: .milliseconds(5)) }  // sampling: each turn is timed
                 }
                 guard let worker else { continue }
                 waits.append(seconds(ContinuousClock.now - asked))
@@ -139,7 +139,7 @@ extension Integration {
 
         @Test("three sentences in a row crash the engine: reading stops with one error, one notification, the rest not skipped through")
         func failuresInARowStop() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let server = try FakeNotificationServer(busAddress: session.busAddress)
             defer { server.stop() }
             let daemon = try await session.startDaemon(environment: Self.fault("abort:Boom"))
@@ -152,7 +152,7 @@ extension Integration {
             let crashes = daemon.stderr.split(separator: "\n").filter { $0.contains("skipped it") }
             #expect(crashes.count == 3, "\(crashes)")
             #expect(daemon.stderr.contains("failed on 3 sentences in a row"), "\(session.daemonLogs())")
-            try await Task.sleep(for: .milliseconds(300))
+            _ = await eventually(timeout: 0.3) { !server.notifications.isEmpty }
             #expect(server.notifications.count == 1, "\(server.notifications)")
             // The text is kept: toggle reads it again (and stops again the same way).
             #expect(try await session.status().fields["utterance"] != nil)
@@ -160,7 +160,7 @@ extension Integration {
 
         @Test("an engine that stops answering is replaced: its sentence skipped with one line, the next heard; Stop and a new text heard within 1 s")
         func hungEngine() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let daemon = try await session.startDaemon(environment: Self.fault("hang:Stuck"))
             defer { Task { await daemon.stop() } }
             let bus = try BusConnection(address: session.busAddress)
@@ -173,6 +173,7 @@ extension Integration {
 
             // Stuck on the first sentence of a text; Stop, then a new text.
             #expect(try await session.lector(["read", "--lang", "en", "Stuck at once. Never heard."]).status == 0)
+            // Time for the request to reach the hung engine: nothing outside the daemon shows that it has.
             try await Task.sleep(for: .milliseconds(200))
             #expect(try await session.lector(["stop"]).status == 0)
             let mark = session.recorder.mark()
@@ -184,7 +185,7 @@ extension Integration {
 
         @Test("a SIGSTOPped worker: after Stop, a new text is heard within 1 s, from a new worker")
         func stoppedWorker() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let daemon = try await session.startDaemon()
             defer { Task { await daemon.stop() } }
             let start = session.recorder.mark()
@@ -193,9 +194,8 @@ extension Integration {
             let worker = try #require(Load.children(daemon.pid).first, "no worker")
             // Stopped while it waits for a request (it has synthesized what reading needs for now), so that the
             // new text's request is the one it never answers.
-            let idle = ContinuousClock.now + .seconds(10)
-            while (try? String(contentsOfFile: "/proc/\(worker)/wchan", encoding: .utf8))?.hasSuffix("pipe_read") != true && ContinuousClock.now < idle {
-                try await Task.sleep(for: .milliseconds(10))
+            _ = await eventually(timeout: 10, every: .milliseconds(10)) {
+                (try? String(contentsOfFile: "/proc/\(worker)/wchan", encoding: .utf8))?.hasSuffix("pipe_read") == true
             }
             kill(worker, SIGSTOP)
             defer { kill(worker, SIGKILL) }
@@ -210,7 +210,7 @@ extension Integration {
 
         @Test("Stop in a long SSML paragraph: the next text is heard at once, and the paragraph's audio never piles up in memory")
         func longSSMLParagraph() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let daemon = try await session.startDaemon()
             defer { Task { await daemon.stop() } }
             let sentence = "This paragraph goes on and on, one sentence after another, for a very long time. "
@@ -223,7 +223,7 @@ extension Integration {
             // Synthesis runs hundreds of times faster than playback: without a bound in samples, the
             // paragraph's audio would take tens of MB a second.
             var peak = 0
-            for _ in 0..<40 {
+            for _ in 0..<40 {  // the span under test: 4 s of reading, sampled every 0.1 s
                 peak = max(peak, Load.residentKiB(daemon.pid))
                 try await Task.sleep(for: .milliseconds(100))
             }

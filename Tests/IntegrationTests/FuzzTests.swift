@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -59,9 +59,7 @@ extension Integration {
 
         @Test("1,000 generated texts: the daemon never dies, every crash is one log line naming its sentence, the sentence after a crash is read")
         func generatedTexts() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let owner = try #require(bus.owner(Abuse.lectorDest))
             var g = Generator(state: 0xF022_2026)
@@ -75,24 +73,16 @@ extension Integration {
                 while sandwich && body.unicodeScalars.count > 200 { body = Self.text(&g) }
                 let language = g.pick(Self.languages)
                 let text = sandwich ? "Before it comes this. \(body)\n\nAfter it, the end." : body
-                var items: [OpaquePointer?] = [
-                    g_variant_new_string(text),
-                    { () -> OpaquePointer? in
-                        var entries: [OpaquePointer?] = [
-                            g_variant_new_dict_entry(g_variant_new_string("language"), g_variant_new_variant(g_variant_new_string(language))),
-                            g_variant_new_dict_entry(g_variant_new_string("rate"), g_variant_new_variant(g_variant_new_int32(450))),
-                        ]
-                        return g_variant_new_array(g_variant_type_new("{sv}"), &entries, 2)
-                    }(),
-                ]
+                let options = Variant.vardict(["language": .string(language), "rate": .int32(450)])
                 let reply = bus.call(Abuse.lectorDest, Abuse.lectorPath, Abuse.lectorInterface, "Speak",
-                                     parameters: g_variant_new_tuple(&items, 2), timeoutMs: 10_000)
+                                     arguments: [.string(text), options], timeoutMs: 10_000)
                 if reply.value == nil {
                     if !Abuse.isProperError(reply) { problems.append("#\(i) Speak → \(reply)") }
                     refused += 1
                     continue
                 }
-                // Wait until it is heard, or over (finished, or its only sentence lost).
+                // A sandwich: wait until it is heard, or over (finished, or its only sentence lost). Another
+                // text: only until the daemon answers Position, so that the next text replaces it at once.
                 let deadline = ContinuousClock.now + .seconds(sandwich ? 30 : 5)
                 var heardLast = false
                 while ContinuousClock.now < deadline {
@@ -108,10 +98,10 @@ extension Integration {
                             if String(String.UnicodeScalarView(scalars[lo..<hi])).hasPrefix("After it") { heardLast = true }
                         }
                         if state == "stopped" { break }
-                    } else if state == "stopped" || (bus.lectorPosition ?? 0) > 0 {
+                    } else if state == "stopped" || bus.lectorPosition != nil {
                         break
                     }
-                    try await Task.sleep(for: .milliseconds(sandwich ? 20 : 5))
+                    try await Task.sleep(for: .milliseconds(sandwich ? 20 : 5))  // the watch's sampling period
                 }
                 if sandwich {
                     sandwiches += 1
@@ -161,9 +151,7 @@ extension Integration {
 
         @Test("16 texts of several sentences, with crashing sentences in the middle, SSML, and the worker killed at random moments: every text read to its last sentence, one worker, every call answered")
         func crashesKillsAndSSML() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let pid = try Load.daemonPID(bus)
             var g = Generator(state: 0x17_2026)
@@ -173,14 +161,9 @@ extension Integration {
                 let ssml = g.next(3) == 0
                 let kill = g.next(3) == 0
                 let (text, count) = Self.paragraphs(&g, crashes: !kill, ssml: ssml)
-                var entries: [OpaquePointer?] = [
-                    g_variant_new_dict_entry(g_variant_new_string("language"), g_variant_new_variant(g_variant_new_string("en"))),
-                    g_variant_new_dict_entry(g_variant_new_string("rate"), g_variant_new_variant(g_variant_new_int32(450))),
-                    g_variant_new_dict_entry(g_variant_new_string("ssml"), g_variant_new_variant(g_variant_new_boolean(ssml ? 1 : 0))),
-                ]
-                var items: [OpaquePointer?] = [g_variant_new_string(text), g_variant_new_array(g_variant_type_new("{sv}"), &entries, 3)]
+                let options = Variant.vardict(["language": .string("en"), "rate": .int32(450), "ssml": .bool(ssml)])
                 let reply = bus.call(Abuse.lectorDest, Abuse.lectorPath, Abuse.lectorInterface, "Speak",
-                                     parameters: g_variant_new_tuple(&items, 2), timeoutMs: 10_000)
+                                     arguments: [.string(text), options], timeoutMs: 10_000)
                 if reply.value == nil { problems.append("#\(i) Speak → \(reply)"); continue }
                 let killAt = ContinuousClock.now + .milliseconds(g.next(400))
                 var killed = !kill
@@ -205,7 +188,7 @@ extension Integration {
                         if let n = (1...count).last(where: { heard.contains("Sentence \($0) says") }) { last = max(last, n) }
                     }
                     if state == "stopped" { break }
-                    try await Task.sleep(for: .milliseconds(10))
+                    try await Task.sleep(for: .milliseconds(10))  // the watch's sampling period
                 }
                 if last != count && !(kill && last == count - 1) {
                     // A kill may take the last sentence itself; nothing else may keep it from being read.

@@ -8,7 +8,7 @@ extension Integration {
     struct Harness {
         @Test("the session's bus and sound server are private and reachable")
         func sessionIsPrivate() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let info = try await session.run("pactl", ["info"], timeout: 10)
             #expect(info.status == 0, "\(info)")
             #expect(info.stdout.contains("Server String: \(session.pulseServer)"), "\(info.stdout)")
@@ -23,10 +23,10 @@ extension Integration {
 
         @Test("the monitor delivers digital silence at real-time pace when nothing plays")
         func silenceWhenNothingPlays() async throws {
-            let recorder = try PrivateSession.require().recorder
+            let recorder = try await world(.bare).recorder
             let mark = recorder.mark()
             let start = ContinuousClock.now
-            try await Task.sleep(for: .milliseconds(600))
+            try await Task.sleep(for: .milliseconds(600))  // the span under test: 0.6 s with nothing playing
             let elapsed = ContinuousClock.now - start
             let got = recorder.samples(from: mark)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -40,7 +40,7 @@ extension Integration {
 
         @Test("a 1 s 440 Hz tone played with pacat is recorded and measured as 1 s of sound")
         func toneMeasuresOneSecond() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let raw = session.directory.appendingPathComponent("tone.raw")
             try encodeS16LE(sineTone(seconds: 1.0)).write(to: raw)
             let mark = session.recorder.mark()
@@ -62,7 +62,7 @@ extension Integration {
 
         @Test("speech played from a WAV file measures the same as the file itself")
         func recordedSpeechMatchesItsFile() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let wav = session.directory.appendingPathComponent("speech.wav")
             let made = try await session.run(
                 "espeak-ng", ["-v", "en", "-w", wav.path, "The quick brown fox jumps over the lazy dog. A journey of a thousand miles."])
@@ -80,7 +80,7 @@ extension Integration {
 
         @Test("inserting silence into speech (a corked stream) moves the audible duration by < 10 ms a pause")
         func audibleDurationIgnoresInsertedSilence() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let reference = try await session.espeakReference(Lector.sentences)
             let s = reference.samples
             let gap = [Int16](repeating: 0, count: 11025)

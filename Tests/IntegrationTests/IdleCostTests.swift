@@ -27,7 +27,7 @@ extension Integration {
         /// What the daemon used during `seconds`.
         static func measure(_ pid: Int32, seconds: Double) async throws -> (ticks: Int, switches: Int) {
             let before = try #require(usage(pid))
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))  // the span measured
             let after = try #require(usage(pid))
             return (after.ticks - before.ticks, after.switches - before.switches)
         }
@@ -39,16 +39,17 @@ extension Integration {
 
         @Test("a daemon that has read nothing maps neither eSpeak NG, ICU nor CLD2 (they are opened on first use)")
         func idleDaemonMapsNoEngine() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             // A separate instance: it restores no saved reading, which would open them at once.
             let daemon = try session.spawn(Paths.lectorBinary, ["daemon", "--instance"], tag: "daemon-instance")
+            let instance = "org.mpris.MediaPlayer2.lector.instance\(daemon.pid)"
             var owned = false
-            for _ in 0..<500 where !owned && daemon.isRunning {
-                try await Task.sleep(for: .milliseconds(20))
-                owned = await session.nameOwner("org.mpris.MediaPlayer2.lector.instance\(daemon.pid)") != nil
+            _ = await eventually(timeout: 10, every: .milliseconds(20)) {
+                owned = await session.nameOwner(instance) != nil
+                return owned || !daemon.isRunning
             }
             try #require(owned, "the daemon did not start: \(daemon.stderr.suffix(2000))")
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // the span under test: idle, it opens nothing more
             let maps = try await session.run("cat", ["/proc/\(daemon.pid)/maps"]).stdout
             #expect(maps.contains("libpulse"), "\(maps)")
             for library in ["libespeak-ng", "libicuuc", "libcld2"] {
@@ -59,12 +60,12 @@ extension Integration {
 
         @Test("idle and paused: at most 2 CPU ticks and 10 context switches in 5 s (15 while the stream closes); the stream is corked or closed")
         func idleAndPausedCostNothing() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let recorder = session.recorder
             let daemon = try await session.startDaemon()
             let (read, _) = try await session.readAndRecord(["--lang", "en", "A short text, then nothing."])
             try #require(read.status == 0, "\(read)")
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // idle begins once the reading's stream has closed
             let idle = try await Self.measure(daemon.pid, seconds: 5)
             print("idle for 5 s: \(idle.ticks) CPU ticks, \(idle.switches) context switches")
             #expect(idle.ticks <= 2 && idle.switches <= 10, "idle: \(idle)")
@@ -73,10 +74,10 @@ extension Integration {
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // reads for 1 s
             #expect(try await session.lector(["pause"]).status == 0)
             let pausedAt = try await session.status()
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // paused for 0.5 s before the stream is looked at
             let inputs = try await Self.sinkInputs(session)
             #expect(!inputs.contains("Sink Input #") || inputs.contains("Corked: yes"), "paused, not corked: \(inputs)")
             let paused = try await Self.measure(daemon.pid, seconds: 5)
@@ -98,10 +99,8 @@ extension Integration {
 
         @Test("a long pause (its stream closed) loses nothing: as long as an uninterrupted reading (±50 ms)")
         func longPauseLosesNothing() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let (whole, wholeAudio) = try await session.readAndRecord(["--lang", "en", Lector.sentences])
             try #require(whole.status == 0, "\(whole)")
 
@@ -109,9 +108,9 @@ extension Integration {
             let reader = try session.spawn(
                 Paths.lectorBinary, ["read", "--wait", "--lang", "en", Lector.sentences], tag: "long-pause-read")
             try #require(await recorder.waitForSpeech(after: mark, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1700))
+            try await Task.sleep(for: .milliseconds(1700))  // reads for 1.7 s
             #expect(try await session.lector(["pause"]).status == 0)
-            try await Task.sleep(for: .milliseconds(4000))
+            try await Task.sleep(for: .milliseconds(4000))  // the span under test: a 4 s pause
             #expect(try await session.lector(["resume"]).status == 0)
             let status = await reader.waitForExit(timeout: 30)
             #expect(status == 0, "lector read --wait: \(status.map(String.init) ?? "still running") \(reader.stderr)")

@@ -12,7 +12,7 @@ extension Integration {
     struct Installation {
         @Test("meson install puts the binary and data/ in the standard places; desktop-file-validate passes; the installed daemon finds its icon")
         func mesonInstall() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let root = session.directory.appendingPathComponent("meson")
             let build = root.appendingPathComponent("build").path
             let dest = root.appendingPathComponent("dest").path
@@ -62,11 +62,12 @@ extension Integration {
             let daemon = try session.spawn("\(usr)/bin/lector", ["daemon", "--instance"], tag: "installed")
             defer { Task { await daemon.stop() } }
             let name = "org.mpris.MediaPlayer2.lector.instance\(daemon.pid)"
-            let deadline = ContinuousClock.now + .seconds(10)
-            while await session.nameOwner(name) == nil {
-                try #require(ContinuousClock.now < deadline && daemon.isRunning, "\(daemon.stderr)")
-                try await Task.sleep(for: .milliseconds(20))
+            var owned = false
+            _ = await eventually(timeout: 10, every: .milliseconds(20)) {
+                owned = await session.nameOwner(name) != nil
+                return owned || !daemon.isRunning
             }
+            try #require(owned, "\(daemon.stderr)")
             let bus = try session.bus(name)
             let entry = try bus.get("DesktopEntry", interface: MPRIS.root).string ?? ""
             #expect(fm.fileExists(atPath: "\(usr)/share/applications/\(entry).desktop"), "DesktopEntry \(entry)")

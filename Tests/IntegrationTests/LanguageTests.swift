@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 import Testing
 
 extension Integration {
@@ -42,13 +43,10 @@ extension Integration {
 
         @Test("three paragraphs in three languages are read with three voices; every report follows the language heard")
         func threeLanguages() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             try await Self.prepare(session)
-            let monitor = try session.spawn(
-                "dbus-monitor", ["--session", "type='signal',interface='org.lector.Lector1',member='Sentence'"],
-                tag: "sentence-monitor")
-            defer { monitor.stopNow(grace: 1) }
-            try await Task.sleep(for: .milliseconds(300))
+            let monitor = try await SignalMonitor(session: session, name: Lector.busName)
+            defer { Task { await monitor.stop() } }
 
             let read = try await session.lector(["read", Self.three])
             #expect(read.status == 0 && read.stderr.isEmpty, "\(read)")
@@ -65,7 +63,7 @@ extension Integration {
                 Self.note(status.fields["voice"], in: &voices)
                 for language in stream { Self.note(language, in: &streamLanguages) }
                 if metadata.status == 0 { Self.note(metadata.stdout.trimmingCharacters(in: .whitespacesAndNewlines), in: &mpris) }
-                try await Task.sleep(for: .milliseconds(150))
+                try await Task.sleep(for: .milliseconds(150))  // the watch's sampling period
             }
             #expect(try await session.status().state == "stopped", "not finished within 60 s")
             #expect(statusLanguages == ["en", "de", "fr"], "lector status: \(statusLanguages)\n\(session.daemonLogs())")
@@ -74,14 +72,9 @@ extension Integration {
             #expect(mpris == ["en", "de", "fr"], "xesam:language: \(mpris)")
 
             // Each Sentence signal carries its language: the two sentences of each paragraph, in order.
-            var signalled: [String] = []
-            var inSentence = false
-            for line in monitor.stdout.split(separator: "\n") {
-                let t = line.trimmingCharacters(in: .whitespaces)
-                if !line.hasPrefix(" ") { inSentence = t.hasPrefix("signal") && t.contains("member=Sentence") }
-                if inSentence && t.hasPrefix("string \"") { signalled.append(String(t.dropFirst("string \"".count).dropLast())) }
-            }
-            #expect(signalled == ["en", "en", "de", "de", "fr", "fr"], "Sentence signals: \(signalled)\n\(monitor.stdout.suffix(2000))")
+            let sentences = monitor.signals.filter { $0.interface == Lector.interface && $0.member == "Sentence" }
+            let signalled = sentences.flatMap { $0.arguments.compactMap { if case .string(let s) = $0 { s } else { nil } } }
+            #expect(signalled == ["en", "en", "de", "de", "fr", "fr"], "Sentence signals: \(signalled)\n\(sentences.suffix(20))")
 
             // The configuration's broken rate was reported with its file, line and key, and ignored.
             let logs = session.daemonLogs(limit: 20_000)
@@ -90,7 +83,7 @@ extension Integration {
 
         @Test("read with no --lang on the German sample reads German")
         func germanSample() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             try await Self.prepare(session)
             let sample = Paths.packageRoot.appendingPathComponent("Tests/LanguageDetectionTests/Fixtures/de.txt").path
             let mark = session.recorder.mark()

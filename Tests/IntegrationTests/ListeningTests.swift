@@ -10,7 +10,7 @@ extension Integration {
 
         @Test("a failed reading is one desktop notification, not one per lost sentence")
         func failureNotifiesOnce() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let server = try FakeNotificationServer(busAddress: session.busAddress)
             defer { server.stop() }
             try await session.ensureDaemon()
@@ -19,7 +19,7 @@ extension Integration {
             let text = "First words. \(Self.crashingSentence). Middle words. \(Self.crashingSentence). Last words."
             let read = try await session.lector(["read", "--wait", text], timeout: 60)
             #expect(read.status == 0, "\(read)")
-            try await Task.sleep(for: .milliseconds(500))
+            _ = await eventually(timeout: 0.5) { !server.notifications.isEmpty }
             let seen = server.notifications
             #expect(seen.count == 1, "notifications: \(seen)\n\(session.daemonLogs())")
             if let first = seen.first {
@@ -32,7 +32,7 @@ extension Integration {
             let fine = try await session.lector(["read", "--wait", "hello"], timeout: 30)
             #expect(fine.status == 0, "\(fine)")
             _ = try await session.lector(["read", "--wait", "Again. \(Self.crashingSentence)."], timeout: 60)
-            try await Task.sleep(for: .milliseconds(500))
+            _ = await eventually(timeout: 0.5) { server.notifications.count >= 2 }
             #expect(server.notifications.count == 2, "notifications: \(server.notifications)")
             #expect(server.notifications.last?.replacesID == 1, "the second notification should replace the first")
         }
@@ -46,9 +46,7 @@ extension Integration {
 
         @Test("sleep 8s: shown in status and MPRIS metadata, fades out over the last 5 s, pauses at the deadline; resume is full volume")
         func sleepTimerFadesAndPauses() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let start = session.recorder.mark()
             _ = try await session.lector(["read", Lector.veryLong])
             _ = await session.recorder.waitForSpeech(after: start, timeout: 5)
@@ -84,9 +82,7 @@ extension Integration {
 
         @Test("sleep paragraph: reading pauses where the next paragraph begins; sleep off cancels")
         func sleepAtParagraphEnd() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let text = "The first paragraph has a sentence. It has a second one too.\n\n"
                 + "Second paragraph starts here and goes on. " + Lector.veryLong
             _ = try await session.lector(["read", text])
@@ -102,7 +98,7 @@ extension Integration {
             _ = try await session.lector(["sleep", "6s"])
             let off = try await session.lector(["sleep", "off"])
             #expect(off.stdout == "sleep: off\n", "\(off)")
-            try await Task.sleep(for: .seconds(7))
+            try await Task.sleep(for: .seconds(7))  // the span under test: past the cancelled timer's 6 s
             #expect(try await session.status().state == "reading")
             let bad = try await session.lector(["sleep", "soon"])
             #expect(bad.status == 2 && bad.stderrLines.count == 1, "\(bad)")
@@ -114,9 +110,7 @@ extension Integration {
 extension Integration.Listening {
     @Test("a file read again starts at the sentence where it was stopped; --from-start and an edited file start over")
     func resumeWhereLeftOff() async throws {
-        let session = try PrivateSession.require()
-        try await session.ensureDaemon()
-        try await session.quiesce()
+        let session = try await world()
         let paragraphs = [
             "The first paragraph is short. It has two sentences.",
             "The second paragraph is also short. It ends here.",
@@ -127,14 +121,9 @@ extension Integration.Listening {
         try Data(paragraphs.joined(separator: "\n\n").utf8).write(to: file)
 
         _ = try await session.lector(["read", "--file", file.path])
-        var status = try await session.status()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while status.sentence?.hasPrefix("Third paragraph") != true && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            status = try await session.status()
-        }
+        let status = try await session.waitForSentence(containing: "Third paragraph", timeout: 30)
         #expect(status.sentence?.hasPrefix("Third paragraph") == true, "\(status)")
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(500))  // reads 0.5 s into that sentence
         _ = try await session.lector(["stop"])
 
         _ = try await session.lector(["read", "--file", file.path])

@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -49,9 +49,7 @@ extension Integration {
 
         @Test("8 clients speaking and toggling at once: every call answered, one stream at a time, nothing leaked")
         func eightClients() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let control = try BusConnection(address: session.busAddress)
             let pid = try Self.daemonPID(control)
             let seconds = ProcessInfo.processInfo.environment["LECTOR_LOAD_SECONDS"].flatMap(Double.init) ?? 60
@@ -98,13 +96,13 @@ extension Integration {
             while Date() < deadline {
                 let first = try await Self.sinkInputIndexes(session)
                 if first.count > 1 {
-                    try await Task.sleep(for: .milliseconds(100))
+                    try await Task.sleep(for: .milliseconds(100))  // two streams 100 ms apart are two at once
                     let lasting = first.intersection(try await Self.sinkInputIndexes(session))
                     mostStreams = max(mostStreams, lasting.count)
                 } else {
                     mostStreams = max(mostStreams, first.count)
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                try await Task.sleep(for: .milliseconds(200))  // the watch's sampling period
             }
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 group.notify(queue: .global()) { done.resume() }
@@ -118,7 +116,7 @@ extension Integration {
                                         "org.freedesktop.DBus.Properties", "Get", "('org.mpris.MediaPlayer2.Player', 'Metadata')")
             #expect(metadata.value?.contains("The last words of the test.") == true, "\(metadata)")
             _ = control.lector("Stop")
-            try await Task.sleep(for: .milliseconds(500))
+            _ = try await eventually(timeout: 0.5) { try await Self.sinkInputs(session) == 0 }
             #expect(try await Self.sinkInputs(session) == 0, "a stream was left after Stop")
             #expect(Self.children(pid).count <= 1, "workers: \(Self.children(pid))")
             try await session.quiesce()
@@ -128,9 +126,7 @@ extension Integration {
 
         @Test("soak: 10,000 short texts in a row and a 1 MB text at the highest rate keep memory flat and leak no descriptor")
         func soak() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let bus = try BusConnection(address: session.busAddress)
             let pid = try Self.daemonPID(bus)
             let count = ProcessInfo.processInfo.environment["LECTOR_SOAK_COUNT"].flatMap(Int.init) ?? 10_000
@@ -147,7 +143,7 @@ extension Integration {
             let rssBefore = Self.residentKiB(pid), fdsBefore = Self.descriptors(pid)
             for i in 1_000..<count { speak(i) }
             _ = bus.lector("Stop")
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // Stop closes what it closes; then the measure
             let rssAfter = Self.residentKiB(pid), fdsAfter = Self.descriptors(pid)
             print("soak: \(count) texts: RSS \(rssBefore) → \(rssAfter) KiB (\(rssAfter - rssBefore) KiB), descriptors \(fdsBefore) → \(fdsAfter)")
             #expect(rssAfter - rssBefore < 5 * 1024, "RSS grew \(rssAfter - rssBefore) KiB over \(count - 1_000) texts")
@@ -156,24 +152,17 @@ extension Integration {
             // 1 MB at 450 wpm, jumping ahead every 200 ms so that synthesis runs through much of it.
             let paragraph = "Lector reads a long book at its highest rate, and the reader jumps ahead now and then. "
             let megabyte = String(repeating: paragraph, count: 1_048_576 / paragraph.utf8.count)
-            var items: [OpaquePointer?] = [
-                g_variant_new_string(megabyte),
-                { () -> OpaquePointer? in
-                    var rate: [OpaquePointer?] = [g_variant_new_dict_entry(g_variant_new_string("rate"), g_variant_new_variant(g_variant_new_int32(450)))]
-                    return g_variant_new_array(g_variant_type_new("{sv}"), &rate, 1)
-                }(),
-            ]
             let speakBig = bus.call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                                    parameters: g_variant_new_tuple(&items, 2), timeoutMs: 60_000)
+                                    arguments: [.string(megabyte), .vardict(["rate": .int32(450)])], timeoutMs: 60_000)
             #expect(speakBig.value != nil, "\(speakBig)")
-            try await Task.sleep(for: .seconds(2))
+            try await Task.sleep(for: .seconds(2))  // reads for 2 s before the first measure
             let rssReading = Self.residentKiB(pid), fdsReading = Self.descriptors(pid)
             let until = ContinuousClock.now + .seconds(20)
             var jumps = 0
             while ContinuousClock.now < until {
                 _ = bus.player("Seek", "(int64 20000000,)")
                 jumps += 1
-                try await Task.sleep(for: .milliseconds(200))
+                try await Task.sleep(for: .milliseconds(200))  // one jump every 0.2 s, for 20 s
             }
             let rssLater = Self.residentKiB(pid), fdsLater = Self.descriptors(pid)
             print("soak: 1 MB text, \(jumps) jumps of 20 s: RSS \(rssReading) → \(rssLater) KiB (\(rssLater - rssReading) KiB), descriptors \(fdsReading) → \(fdsLater)")

@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 import Testing
 
@@ -9,9 +9,7 @@ extension Integration {
     struct LongText {
         @Test("a 1 MB text is heard at once, while the rest of it is prepared; it can be sought deep into, paused and resumed")
         func megabyteAtOnce() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let recorder = session.recorder
             let bus = try BusConnection(address: session.busAddress)
             var paragraphs: [String] = []
@@ -28,16 +26,9 @@ extension Integration {
                 bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Position")
                     .flatMap { $0.split(separator: " ").last }.flatMap { Int64($0.filter(\.isNumber)) }
             }
-            var items: [OpaquePointer?] = [
-                g_variant_new_string(megabyte),
-                { () -> OpaquePointer? in
-                    var language: [OpaquePointer?] = [g_variant_new_dict_entry(g_variant_new_string("language"), g_variant_new_variant(g_variant_new_string("en")))]
-                    return g_variant_new_array(g_variant_type_new("{sv}"), &language, 1)
-                }(),
-            ]
             var mark = recorder.mark()
             let reply = bus.call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                                 parameters: g_variant_new_tuple(&items, 2), timeoutMs: 60_000)
+                                 arguments: [.string(megabyte), .vardict(["language": .string("en")])], timeoutMs: 60_000)
             let id = try #require(reply.value?.split(separator: " ").last.map { $0.filter(\.isNumber) }.flatMap { UInt64($0) }, "\(reply)")
             let heard = await recorder.waitForSpeech(after: mark, timeout: 10)
             if heard == nil {
@@ -62,7 +53,7 @@ extension Integration {
             #expect(await recorder.waitForSpeech(after: mark, timeout: 5) != nil, "no speech after SetPosition")
 
             // Pause and resume there.
-            try await Task.sleep(for: .milliseconds(800))
+            try await Task.sleep(for: .milliseconds(800))  // reads 0.8 s from there
             _ = bus.player("Pause")
             #expect(bus.lectorState == "paused")
             let frozen = try #require(heardPosition())
@@ -80,9 +71,7 @@ extension Integration {
 
         @Test("a 256 KB file read by descriptor is heard at once; its whole text follows its start, and its end, in another language, is reached")
         func longFile() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let recorder = session.recorder
             let bus = try BusConnection(address: session.busAddress)
             // Lines on single line breaks (for the language detector one paragraph, cut into pieces), then German.
@@ -102,11 +91,7 @@ extension Integration {
             let read = try await session.lector(["read", "--file", file.path])
             #expect(read.status == 0, "\(read)")
             #expect(await recorder.waitForSpeech(after: mark, timeout: 10) != nil, "not heard\n\(session.daemonLogs())")
-            var whole = false
-            for _ in 0..<40 where !whole {
-                whole = bus.lectorText == text
-                if !whole { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            let whole = await eventually(timeout: 2) { bus.lectorText == text }
             #expect(whole, "Text is not the whole file: \(bus.lectorText?.utf8.count ?? -1) of \(text.utf8.count) bytes")
 
             // Its last sentence, which was not in the start read first (once every sentence is cut, by a first

@@ -1,5 +1,5 @@
-import CGio
 import Foundation
+import GLibKit
 import Testing
 
 extension Integration {
@@ -23,13 +23,13 @@ extension Integration {
         /// Checks GetAll of both interfaces: every property there with the spec's type, and the constant ones.
         /// Returns the Player properties.
         @discardableResult
-        static func checkGetAll(_ bus: TestBus, _ when: String) throws -> [String: GV] {
+        static func checkGetAll(_ bus: TestBus, _ when: String) throws -> [String: Variant] {
             let root = try bus.getAll(MPRIS.root)
             let player = try bus.getAll(MPRIS.player)
             for (properties, spec) in [(root, MPRIS.rootProperties), (player, MPRIS.playerProperties)] {
                 #expect(Set(properties.keys) == Set(spec.keys), "\(when): GetAll has \(properties.keys.sorted())")
                 for (name, value) in properties {
-                    #expect(spec[name]?.type == value.type, "\(when): \(name) is \(value.type), not \(spec[name]?.type ?? "?")")
+                    #expect(spec[name]?.type == value.typeString, "\(when): \(name) is \(value.typeString), not \(spec[name]?.type ?? "?")")
                 }
             }
             #expect(root["Identity"]?.string == "Lector")
@@ -38,12 +38,12 @@ extension Integration {
             #expect(root["SupportedUriSchemes"]?.strings == ["file"])
             #expect(root["SupportedMimeTypes"]?.strings?.contains("text/plain") == true)
             #expect(player["CanControl"]?.bool == true, "\(when)")
-            let metadata = player["Metadata"]?.dictionary ?? [:]
+            let metadata = player["Metadata"]?.entries ?? [:]
             for (key, value) in metadata {
-                #expect(MPRIS.metadataTypes[key] == value.type, "\(when): metadata \(key) is \(value.type)")
+                #expect(MPRIS.metadataTypes[key] == value.typeString, "\(when): metadata \(key) is \(value.typeString)")
             }
             let track = metadata["mpris:trackid"]?.string ?? ""
-            #expect(g_variant_is_object_path(track) != 0, "\(when): mpris:trackid \(track)")
+            #expect(Variant.isObjectPath(track), "\(when): mpris:trackid \(track)")
             let position = player["Position"]?.int64 ?? -1
             let length = metadata["mpris:length"]?.int64 ?? 0
             #expect(position >= 0 && position <= length, "\(when): position \(position) of \(length)")
@@ -52,8 +52,7 @@ extension Integration {
 
         @Test("introspection lists every MPRIS2 method and property with the spec's types and access")
         func introspection() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureMPRIS()
+            let session = try await world(.mpris)
             let xml = try session.bus().call(interface: "org.freedesktop.DBus.Introspectable", "Introspect")[0].string ?? ""
             for (interface, properties, methods) in [(MPRIS.root, MPRIS.rootProperties, MPRIS.rootMethods),
                                                      (MPRIS.player, MPRIS.playerProperties, MPRIS.playerMethods)] {
@@ -86,8 +85,7 @@ extension Integration {
 
         @Test("--instance: a separate player with GetAll complete before any text, reading, paused, stopped and after a failed OpenUri; Quit ends it cleanly")
         func instanceGetAllOpenUriQuit() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureMPRIS()
+            let session = try await world(.mpris)
             let owner = await session.nameOwner(Lector.busName)
             let daemon = try session.spawn(Paths.lectorBinary, ["daemon", "--instance"], tag: "instance")
             let name = "org.mpris.MediaPlayer2.lector.instance\(daemon.pid)"
@@ -99,12 +97,12 @@ extension Integration {
                 do {
                     _ = try bus.getAll(MPRIS.player)
                     break
-                } catch let error as DBusCallError {
+                } catch let error as DBusError {
                     let early = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"]
                     try #require(early.contains(error.name), "GetAll as soon as \(name) appeared: \(error)")
                 }
                 try #require(ContinuousClock.now < deadline && daemon.isRunning, "\(name) not owned: \(daemon.stderr)")
-                try await Task.sleep(for: .milliseconds(1))
+                try await Task.sleep(for: .milliseconds(1))  // every 1 ms: the first moment the name answers counts
             }
             #expect(await session.nameOwner(Lector.busName) == owner, "the instance took Lector's own name")
             let list = try await session.run("playerctl", ["-l"], timeout: 10)
@@ -112,7 +110,7 @@ extension Integration {
 
             var player = try Self.checkGetAll(bus, "before any text")
             #expect(player["PlaybackStatus"]?.string == "Stopped")
-            #expect(player["Metadata"]?.dictionary?["mpris:trackid"]?.string == MPRIS.noTrack)
+            #expect(player["Metadata"]?.entries?["mpris:trackid"]?.string == MPRIS.noTrack)
             for flag in ["CanPlay", "CanPause", "CanGoNext", "CanGoPrevious", "CanSeek"] {
                 #expect(player[flag]?.bool == false, "\(flag) with nothing loaded")
             }
@@ -126,7 +124,7 @@ extension Integration {
             try bus.player("OpenUri", [.string(file.absoluteString)])
             #expect(await bus.waitForStatus("Playing") == "Playing")
             player = try Self.checkGetAll(bus, "reading")
-            let metadata = player["Metadata"]?.dictionary ?? [:]
+            let metadata = player["Metadata"]?.entries ?? [:]
             #expect(metadata["xesam:url"]?.string == file.absoluteString, "\(metadata)")
             // No more of the text than a widget shows: the sentence being read, as in the title.
             #expect(metadata["xesam:asText"]?.string == metadata["xesam:title"]?.string, "\(metadata)")
@@ -153,13 +151,13 @@ extension Integration {
                 do {
                     try bus.player("OpenUri", [.string(uri)])
                     Issue.record("OpenUri \(uri) was accepted")
-                } catch let error as DBusCallError {
+                } catch let error as DBusError {
                     #expect(!error.message.isEmpty, "OpenUri \(uri): \(error)")
                     _ = words
                 }
                 player = try Self.checkGetAll(bus, "after a failed OpenUri of \(uri)")
                 #expect(player["PlaybackStatus"]?.string == "Stopped")
-                #expect(player["Metadata"]?.dictionary?["xesam:url"]?.string == file.absoluteString)
+                #expect(player["Metadata"]?.entries?["xesam:url"]?.string == file.absoluteString)
             }
             try? FileManager.default.removeItem(at: big)
 
@@ -171,7 +169,7 @@ extension Integration {
             try bus.call(interface: MPRIS.root, "Quit")
             #expect(await daemon.waitForExit(timeout: 5) == 0, "Quit: \(daemon.exitStatus.map(String.init) ?? "still running") \(daemon.stderr)")
             #expect(await session.nameOwner(name) == nil)
-            try await Task.sleep(for: .milliseconds(300))
+            _ = await eventually(timeout: 0.3) { !workers.contains(where: processExists) }
             #expect(!workers.contains(where: processExists), "the worker outlived Quit")
             #expect(try await session.sinkInputCount() == 0, "a stream outlived Quit")
             #expect(await session.nameOwner(Lector.busName) == owner, "the shared daemon was affected")
@@ -179,10 +177,8 @@ extension Integration {
 
         @Test("PropertiesChanged follows every state change on the right interface, never with Position; ten seconds of steady reading send none")
         func propertiesChanged() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.mprisQuiet)
             let bus = try session.bus()
-            try await session.ensureMPRIS()
-            try await session.quiesce()
             let monitor = try await SignalMonitor(session: session)
             defer { Task { await monitor.stop() } }
             func expectChange(after mark: Int, _ key: String, _ value: String, _ comment: String) async {
@@ -197,13 +193,13 @@ extension Integration {
             let read = try await session.lector(["read", "--lang", "en", "--rate", "110", Lector.longRun])
             #expect(read.status == 0, "\(read)")
             await expectChange(after: mark, "PlaybackStatus", "Playing", "read")
-            let track = await monitor.wait(after: mark) { $0.changed["Metadata"]?.dictionary?["xesam:asText"] != nil }
-            #expect(track?.changed["Metadata"]?.dictionary?["mpris:trackid"]?.string?.hasPrefix("/org/lector/") == true)
-            try await Task.sleep(for: .milliseconds(1500))
+            let track = await monitor.wait(after: mark) { $0.changed["Metadata"]?.entries?["xesam:asText"] != nil }
+            #expect(track?.changed["Metadata"]?.entries?["mpris:trackid"]?.string?.hasPrefix("/org/lector/") == true)
+            try await Task.sleep(for: .milliseconds(1500))  // reads for 1.5 s: the sentence's first refinements pass
 
             mark = monitor.mark()
             let positionBefore = bus.position
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(10))  // the span under test: 10 s of steady reading
             let steady = monitor.signals(after: mark).filter { $0.member == "PropertiesChanged" || $0.member == "Seeked" }
             #expect(steady.isEmpty, "during steady reading: \(steady)")
             #expect(bus.status == "Playing" && bus.position - positionBefore > 9_000_000, "not reading steadily: \(bus.position)")
@@ -231,29 +227,27 @@ extension Integration {
             mark = monitor.mark()
             #expect(try await session.lector(["read", "--lang", "en", "A new text."]).status == 0)
             let next = await monitor.wait(after: mark) {
-                let id = $0.changed["Metadata"]?.dictionary?["mpris:trackid"]?.string
-                return id != nil && id != track?.changed["Metadata"]?.dictionary?["mpris:trackid"]?.string
+                let id = $0.changed["Metadata"]?.entries?["mpris:trackid"]?.string
+                return id != nil && id != track?.changed["Metadata"]?.entries?["mpris:trackid"]?.string
             }
             #expect(next != nil, "no new mpris:trackid for a new text")
             #expect(await bus.waitForStatus("Stopped", timeout: 10) == "Stopped")
-            try await Task.sleep(for: .milliseconds(200))
+            _ = await monitor.wait(after: mark, timeout: 0.2) { $0.changed["PlaybackStatus"]?.string == "Stopped" }
 
             for signal in monitor.signals where signal.member == "PropertiesChanged" && signal.path == MPRIS.path {
                 let spec = signal.changedInterface == MPRIS.root ? MPRIS.rootProperties : MPRIS.playerProperties
                 #expect([MPRIS.root, MPRIS.player].contains(signal.changedInterface ?? ""), "\(signal)")
                 #expect(signal.changed["Position"] == nil, "Position in PropertiesChanged: \(signal)")
                 for (name, value) in signal.changed {
-                    #expect(spec[name]?.type == value.type, "\(name) in \(signal)")
+                    #expect(spec[name]?.type == value.typeString, "\(name) in \(signal)")
                 }
             }
         }
 
         @Test("reading several sentences: Metadata changes only with the sentence (mpris:length refinements ride along)")
         func metadataOnlyPerSentence() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.mprisQuiet)
             let bus = try session.bus()
-            try await session.ensureMPRIS()
-            try await session.quiesce()
             let monitor = try await SignalMonitor(session: session)
             defer { Task { await monitor.stop() } }
             let mark = monitor.mark()
@@ -262,7 +256,7 @@ extension Integration {
             #expect(try await session.lector(["read", "--lang", "en", "--rate", "80", Lector.sentences]).status == 0)
             #expect(await bus.waitForStatus("Playing") == "Playing")
             #expect(await bus.waitForStatus("Stopped", timeout: 40) == "Stopped")
-            try await Task.sleep(for: .milliseconds(200))
+            _ = await monitor.wait(after: mark, timeout: 0.2) { $0.changed["PlaybackStatus"]?.string == "Stopped" }
             let changes = monitor.signals(after: mark).filter { $0.path == MPRIS.path && $0.member == "PropertiesChanged" }
             var titles: [String] = []
             var lastTitle: String?
@@ -271,7 +265,7 @@ extension Integration {
             var firstHeard = 1
             for change in changes {
                 let status = change.changed["PlaybackStatus"]?.string
-                if let metadata = change.changed["Metadata"]?.dictionary {
+                if let metadata = change.changed["Metadata"]?.entries {
                     let title = metadata["xesam:title"]?.string
                     if title == lastTitle && (status == nil || status == lastStatus) {
                         firstHeard -= 1
@@ -289,15 +283,13 @@ extension Integration {
 
         @Test("Pause, Pause, Play, Stop, PlayPause, Pause, Next: the states the spec requires, heard on the sink")
         func sequence() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.mprisQuiet)
             let recorder = session.recorder
             let bus = try session.bus()
-            try await session.ensureMPRIS()
-            try await session.quiesce()
             var mark = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.sentences]).status == 0)
             try #require(await recorder.waitForSpeech(after: mark, timeout: 3) != nil)
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // reads for 1 s
 
             func heard(after mark: Int) async -> AudioAnalysis {
                 await recorder.waitForSamples(after: mark, seconds: 0.6)
@@ -349,11 +341,9 @@ extension Integration {
 
         @Test("50 PlayPause calls in one second leave one stream, one worker and a consistent state")
         func playPauseStorm() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.mprisQuiet)
             let recorder = session.recorder
             let bus = try session.bus()
-            try await session.ensureMPRIS()
-            try await session.quiesce()
             let daemon = try #require(session.runningDaemon)
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             #expect(await bus.waitForStatus("Playing") == "Playing")
@@ -364,9 +354,9 @@ extension Integration {
                 for i in 0..<50 {
                     try bus.player("PlayPause")
                     let due = start + .milliseconds(20 * (i + 1))
-                    if ContinuousClock.now < due { try await Task.sleep(until: due) }
+                    if ContinuousClock.now < due { try await Task.sleep(until: due) }  // the storm's pace: one call per 20 ms
                 }
-                try await Task.sleep(for: .milliseconds(500))
+                try await Task.sleep(for: .milliseconds(500))  // the storm settles; then one stream, one worker
                 #expect(bus.status == expected, "round \(round): \(bus.status)")
                 #expect(try await session.sinkInputCount() == 1, "round \(round): streams")
                 let workers = Self.children(of: daemon.pid)
@@ -377,7 +367,7 @@ extension Integration {
                 if expected == "Playing" {
                     #expect(audio.firstSpeech != nil, "round \(round): Playing but silent")
                     let p = bus.position
-                    try await Task.sleep(for: .milliseconds(300))
+                    _ = await eventually(timeout: 0.3) { bus.position > p }
                     #expect(bus.position > p, "round \(round): Playing but the position does not move")
                 } else {
                     #expect(audio.isSilent(from: 0), "round \(round): Paused but speech: \(audio.summary)")

@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 import Testing
 
 /// The sentences of `Lector.sentences`, in order.
@@ -16,8 +17,7 @@ extension Integration {
     struct MPRISControl {
         /// Reads `arguments` (replacing anything) and returns once speech is heard and the player says Playing.
         func startReading(_ session: PrivateSession, _ bus: TestBus, _ arguments: [String]) async throws {
-            try await session.ensureMPRIS()
-            try await session.quiesce()
+            _ = try await world(.mprisQuiet)
             let mark = session.recorder.mark()
             let read = try await session.lector(["read", "--lang", "en"] + arguments)
             try #require(read.status == 0, "\(read)")
@@ -33,7 +33,7 @@ extension Integration {
 
         @Test("playerctl -l lists lector; playerctl metadata shows the text, its sentence, language, voice and icon")
         func listAndMetadata() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let bus = try session.bus()
             try await startReading(session, bus, [Lector.sentences])
             let list = try await session.run("playerctl", ["-l"], timeout: 10)
@@ -51,7 +51,7 @@ extension Integration {
 
             let md = bus.metadata
             for (key, value) in md {
-                #expect(MPRIS.metadataTypes[key] == value.type, "metadata \(key) is \(value.type): \(value)")
+                #expect(MPRIS.metadataTypes[key] == value.typeString, "metadata \(key) is \(value.typeString): \(value)")
             }
             let track = try #require(md["mpris:trackid"]?.string)
             #expect(track.hasPrefix("/") && track != MPRIS.noTrack, "\(track)")
@@ -73,18 +73,18 @@ extension Integration {
             let open = try await session.playerctl(["open", file.path])
             #expect(open.status == 0, "\(open)")
             #expect(await bus.waitForStatus("Playing") == "Playing")
-            #expect(bus.metadata["xesam:url"]?.string == file.absoluteString, "\(bus.metadata["xesam:url"]?.description ?? "no xesam:url")")
+            #expect(bus.metadata["xesam:url"]?.string == file.absoluteString, "\(bus.metadata["xesam:url"]?.text ?? "no xesam:url")")
             #expect(bus.metadata["xesam:title"]?.string == fourSentences[3])
             try await session.quiesce()
         }
 
         @Test("playerctl pause, pause, play, play-pause, stop, play: states as specified, silence and speech heard")
         func playPauseStop() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let recorder = session.recorder
             let bus = try session.bus()
             try await startReading(session, bus, [Lector.veryLong])
-            try await Task.sleep(for: .milliseconds(1200))
+            try await Task.sleep(for: .milliseconds(1200))  // reads for 1.2 s
 
             var mark = recorder.mark()
             #expect(try await session.playerctl(["pause"]).status == 0)
@@ -120,7 +120,7 @@ extension Integration {
             #expect(bus.status == "Playing")
             let again = await recorder.waitForSpeech(after: mark, timeout: 2)
             #expect(again != nil && again! <= 0.5, "speech after play-pause after \(secs(again))")
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // reads for 1.5 s
 
             mark = recorder.mark()
             #expect(try await session.playerctl(["stop"]).status == 0)
@@ -146,14 +146,13 @@ extension Integration {
 
         @Test("playerctl next and previous move by sentence and keep the state; Seeked after each; silence while paused")
         func nextPrevious() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.mpris)
             let recorder = session.recorder
             let bus = try session.bus()
-            try await session.ensureMPRIS()
             let monitor = try await SignalMonitor(session: session)
             defer { Task { await monitor.stop() } }
             try await startReading(session, bus, [Lector.sentences])
-            try await Task.sleep(for: .milliseconds(800))
+            try await Task.sleep(for: .milliseconds(800))  // reads for 0.8 s
             #expect(try await session.playerctl(["pause"]).status == 0)
 
             var lastPosition: Int64 = 0
@@ -197,14 +196,13 @@ extension Integration {
 
         @Test("playerctl position 2+ and 1- seek relative; before 0 clamps to 0; SetPosition ignores stale tracks and positions outside the text")
         func seekAndSetPosition() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.mpris)
             let recorder = session.recorder
             let bus = try session.bus()
-            try await session.ensureMPRIS()
             let monitor = try await SignalMonitor(session: session)
             defer { Task { await monitor.stop() } }
             try await startReading(session, bus, [Lector.longRun])
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // reads for 1 s
             #expect(try await session.playerctl(["pause"]).status == 0)
             let p0 = bus.position
             let tolerance: Int64 = 1_000
@@ -235,7 +233,7 @@ extension Integration {
             }
             try bus.player("Seek", [.int64(1_000_000_000)])
             #expect(abs(bus.position - 3_000_000) <= tolerance && bus.status == "Paused", "Seek past the end of the only sentence moved")
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(300))  // the span under test: no Seeked follows an ignored request
             #expect(!monitor.signals(after: signalMark).contains { $0.member == "Seeked" }, "Seeked for an ignored request")
 
             // Lector's own commands.
@@ -255,7 +253,7 @@ extension Integration {
             #expect(try await session.playerctl(["play"]).status == 0)
             let heard = await recorder.waitForSpeech(after: mark, timeout: 2)
             #expect(heard != nil && heard! <= 0.5, "speech after play after \(secs(heard))")
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // the span under test: 1 s of reading
             let later = bus.position
             #expect(later > 1_500_000 && later < 2_800_000, "1 s after playing from 1 s: \(later) µs")
             // Seeking while playing keeps playing.
@@ -271,11 +269,11 @@ extension Integration {
 
         @Test("playerctl volume 0.5 changes the playing stream; 0 is silence while Playing; clamped to [0, 1]; NaN and wrong types refused")
         func volume() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let recorder = session.recorder
             let bus = try session.bus()
             try await startReading(session, bus, [Lector.veryLong])
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // reads for 0.5 s
 
             #expect(try await session.playerctl(["volume", "0.5"]).status == 0)
             #expect(try bus.get("Volume").double == 0.5)
@@ -300,11 +298,11 @@ extension Integration {
             try bus.set("Volume", .double(-1))
             #expect(try bus.get("Volume").double == 0)
             try bus.set("Volume", .double(0.25))
-            for bad in [GV.double(.nan), GV.string("loud"), GV.int64(1)] {
+            for bad in [Variant.double(.nan), .string("loud"), .int64(1)] {
                 do {
                     try bus.set("Volume", bad)
                     Issue.record("Volume \(bad) was accepted")
-                } catch let error as DBusCallError {
+                } catch let error as DBusError {
                     #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs", "Volume \(bad): \(error)")
                 }
             }
@@ -315,7 +313,7 @@ extension Integration {
 
         @Test("Rate: 2.0 speaks twice as fast (the length halves), out of range is clamped, 0.0 pauses, NaN refused")
         func rate() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let recorder = session.recorder
             let bus = try session.bus()
             try await startReading(session, bus, [Lector.longRun])
@@ -338,7 +336,7 @@ extension Integration {
             #expect(bus.status == "Playing")
             let speech = await recorder.waitForSpeech(after: mark, timeout: 2)
             #expect(speech != nil && speech! <= 0.5, "speech after the rate change after \(secs(speech))")
-            try await Task.sleep(for: .milliseconds(500))
+            _ = await eventually(timeout: 0.5) { (bus.metadata["mpris:length"]?.int64).map { Double($0) < 0.7 * Double(before) } ?? false }
             let after = try #require(bus.metadata["mpris:length"]?.int64)
             #expect(Double(after) < 0.7 * Double(before), "length at rate 2.0: \(after) µs, at 1.0: \(before) µs")
 
@@ -349,7 +347,7 @@ extension Integration {
             do {
                 try bus.set("Rate", .double(.nan))
                 Issue.record("Rate NaN was accepted")
-            } catch let error as DBusCallError {
+            } catch let error as DBusError {
                 #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
             }
             mark = recorder.mark()
@@ -362,11 +360,11 @@ extension Integration {
 
         @Test("lector next, previous and status --follow")
         func lectorCommands() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let bus = try session.bus()
             try await startReading(session, bus, [Lector.sentences])
             let follow = try session.spawn(Paths.lectorBinary, ["status", "--follow"], tag: "follow")
-            try await Task.sleep(for: .milliseconds(500))
+            _ = await eventually(timeout: 0.5) { follow.stdout.contains("reading: ") }
             #expect(try await session.lector(["pause"]).status == 0)
             #expect(try await session.lector(["next"]).status == 0)
             #expect(bus.metadata["xesam:title"]?.string == fourSentences[1] && bus.status == "Paused")
@@ -375,7 +373,7 @@ extension Integration {
             #expect(bus.metadata["xesam:title"]?.string == fourSentences[1] && bus.status == "Paused")
             #expect(try await session.lector(["resume"]).status == 0)
             #expect(await bus.waitForStatus("Stopped", timeout: 15) == "Stopped")
-            try await Task.sleep(for: .milliseconds(300))
+            _ = await eventually(timeout: 0.3) { follow.stdout.contains("reading: \(fourSentences[3])") }
             follow.signal(SIGTERM)
             #expect(await follow.waitForExit(timeout: 5) == 0, "status --follow: \(follow.stderr)")
             let lines = follow.stdout.split(separator: "\n").map(String.init)

@@ -25,9 +25,7 @@ extension Integration {
 
         @Test("an SSML file with prosody and a 1 s break is read: the break is a ~1 s silence")
         func ssmlDocumentIsRead() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let file = session.directory.appendingPathComponent("document.ssml")
             try Self.document.write(to: file, atomically: true, encoding: .utf8)
             let (read, audio) = try await session.readAndRecord(["--file", file.path])
@@ -72,8 +70,7 @@ extension Integration {
 
         @Test("malformed SSML and DOCTYPEs are one-line errors with line and column, from read and from Speak")
         func malformedSSMLIsRefused() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let malformed = "<speak>\n  <p>Hello <emphasis>world</p>\n</speak>"
             for extra in [[], ["--output", session.directory.appendingPathComponent("never.wav").path]] {
                 let result = try await session.lector(["read", "--ssml"] + extra + [malformed])
@@ -113,9 +110,7 @@ extension Integration {
 
         @Test("plain text with <, > and & speaks every word, as text")
         func markupCharactersAreText() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let text = "a < b & c > d"
             let rendered = try await render(session, ["--lang", "en", text])
             // eSpeak NG reads "&" as "and" and "<", ">" as pauses: the words of "a b and c d".
@@ -134,17 +129,15 @@ extension Integration {
 
         @Test("lector rate 400 during a long sentence speeds up its rest, without reading it again from its start")
         func rateChangeIsHeardAtTheNextWord() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let slow = try await render(session, ["--lang", "en", Lector.longRun])
             let fast = try await render(session, ["--lang", "en", "--rate", "400", Lector.longRun])
 
             let mark = recorder.mark()
             let reader = try session.spawn(Paths.lectorBinary, ["read", "--wait", "--lang", "en", Lector.longRun], tag: "rate-read")
             let first = try #require(await recorder.waitForSpeech(after: mark, timeout: 3), "no speech")
-            try await Task.sleep(for: .milliseconds(3000))
+            try await Task.sleep(for: .milliseconds(3000))  // reads for 3 s
             let before = try await session.status()
             let change = try await session.lector(["rate", "400"])
             #expect(change.status == 0 && change.stderr.isEmpty, "\(change)")
@@ -170,10 +163,8 @@ extension Integration {
 
         @Test("in SSML, a rate change is heard from the next unit; lector pitch works alike; out of range is a usage error")
         func rateChangeInSSMLAndPitch() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let document = "<speak><p>\(Lector.longRun)</p><p>\(Lector.longRun)</p></speak>"
             let slow = try await render(session, ["--lang", "en", "--ssml", document])
             let fast = try await render(session, ["--lang", "en", "--rate", "400", "--ssml", document])
@@ -181,7 +172,7 @@ extension Integration {
             let mark = recorder.mark()
             let reader = try session.spawn(Paths.lectorBinary, ["read", "--wait", "--lang", "en", "--ssml", document], tag: "ssml-rate")
             try #require(await recorder.waitForSpeech(after: mark, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(2000))
+            try await Task.sleep(for: .milliseconds(2000))  // reads for 2 s
             #expect(try await session.lector(["rate", "400"]).status == 0)
             #expect(try await session.lector(["pitch", "80"]).status == 0)
             let status = await reader.waitForExit(timeout: 60)
@@ -201,15 +192,13 @@ extension Integration {
 
         @Test("lector voice de switches the voice from the next word; the language is reported; the sentence is not read again")
         func voiceChange() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let english = try await render(session, ["--lang", "en", Lector.longRun])
             let mark = recorder.mark()
             let reader = try session.spawn(Paths.lectorBinary, ["read", "--wait", "--lang", "en", Lector.longRun], tag: "voice-read")
             try #require(await recorder.waitForSpeech(after: mark, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(2000))
+            try await Task.sleep(for: .milliseconds(2000))  // reads for 2 s
             let before = try await session.status()
             let change = try await session.lector(["voice", "de"])
             #expect(change.status == 0 && change.stderr.isEmpty, "\(change)")
@@ -229,14 +218,12 @@ extension Integration {
 
         @Test("MPRIS Rate 2.0 while paused keeps the pause and the position, and speeds up what follows")
         func mprisRateWhilePaused() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.longRun]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // reads for 1.5 s
             #expect(try await session.lector(["pause"]).status == 0)
             let paused = try await session.status()
             let set = try await session.run("gdbus", [

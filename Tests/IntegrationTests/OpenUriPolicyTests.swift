@@ -54,9 +54,7 @@ extension Integration {
 
         @Test("OpenUri of a key in a hidden folder, directly or through a link, is refused: AccessDenied, nothing read or published")
         func hiddenRefused() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let home = try Self.makeHome(session)
             for path in [home.path + "/.ssh/id_rsa", home.path + "/docs/notes-link.txt"] {
                 let mark = session.recorder.mark()
@@ -78,9 +76,7 @@ extension Integration {
 
         @Test("OpenUri of binary files (an executable, a PNG named .txt) is refused with AccessDenied")
         func binaryRefused() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let home = try Self.makeHome(session)
             for path in [home.path + "/docs/program", home.path + "/docs/picture.txt"] {
                 let call = try await Self.openUri(session, path)
@@ -108,9 +104,7 @@ extension Integration {
 
         @Test("OpenUri from a caller whose root holds /.flatpak-info is refused before the file is looked at; a plain caller is not")
         func flatpakCallerRefused() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let home = try Self.makeHome(session)
             let root = session.directory.appendingPathComponent("sandbox-root")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -140,9 +134,7 @@ extension Integration {
 
         @Test("OpenUri of a text file reads it, publishing the sentence, not the text; `lector read --file` of the hidden key still reads it")
         func textReadAndUserUnrestricted() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let home = try Self.makeHome(session)
             var mark = session.recorder.mark()
             let call = try await Self.openUri(session, home.path + "/docs/notes.txt")
@@ -164,9 +156,7 @@ extension Integration {
 
         @Test("Lector1 (its Text, Speak, SpeakFile) cannot be reached through the MPRIS name or its owner: a sandbox allowed to talk to media players sees the player only")
         func mprisNameReachesThePlayerOnly() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.ensureMPRIS()
+            let session = try await world(.mpris)
             let bus = try BusConnection(address: session.busAddress)
             _ = bus.lector("Speak", "('A private letter, read aloud.', @a{sv} {})")
             let mpris = try #require(bus.owner("org.mpris.MediaPlayer2.lector"))

@@ -12,9 +12,7 @@ extension Integration {
 
         @Test("read: speech is heard within 1 s and status says reading")
         func readIsHeardQuickly() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             let mark = session.recorder.mark()
             let read = try await session.lector(["read", "--lang", "en", Lector.sentences])
             #expect(read.status == 0, "\(read)")
@@ -30,21 +28,19 @@ extension Integration {
 
         @Test("pause: silence within 200 ms, position frozen; resume: speech again within 500 ms")
         func pauseAndResume() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.longRun]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1200))
+            try await Task.sleep(for: .milliseconds(1200))  // reads for 1.2 s
 
             let pauseMark = recorder.mark()
             let pause = try await session.lector(["pause"])
             #expect(pause.status == 0, "\(pause)")
             let paused = try await session.status()
             #expect(paused.state == "paused", "\(paused)")
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // the span under test: paused stays paused
             let later = try await session.status()
             #expect(later.state == "paused", "\(later)")
             #expect(paused.position != nil && paused.position == later.position,
@@ -67,10 +63,8 @@ extension Integration {
 
         @Test("exactness: a reading paused and resumed twice sounds as long as an uninterrupted one (±50 ms)")
         func pausedReadingLosesNothing() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let (whole, wholeAudio) = try await session.readAndRecord(["--lang", "en", Lector.sentences])
             try #require(whole.status == 0, "\(whole)")
             // Complete: as much sound as eSpeak NG's own command makes of the same text.
@@ -83,9 +77,9 @@ extension Integration {
                 Paths.lectorBinary, ["read", "--wait", "--lang", "en", Lector.sentences], tag: "exact-read")
             try #require(await recorder.waitForSpeech(after: mark, timeout: 3) != nil, "no speech")
             for (reading, pausedFor) in [(1.1, 0.7), (1.7, 0.5)] {
-                try await Task.sleep(for: .milliseconds(Int(reading * 1000)))
+                try await Task.sleep(for: .milliseconds(Int(reading * 1000)))  // reads for a while
                 #expect(try await session.lector(["pause"]).status == 0)
-                try await Task.sleep(for: .milliseconds(Int(pausedFor * 1000)))
+                try await Task.sleep(for: .milliseconds(Int(pausedFor * 1000)))  // the span under test: paused for a while
                 #expect(try await session.lector(["resume"]).status == 0)
             }
             let status = await reader.waitForExit(timeout: 30)
@@ -99,17 +93,15 @@ extension Integration {
 
         @Test("stop: silence within 200 ms, stopped at 0; the next text starts with nothing of the old one")
         func stopDiscardsEverything() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let (alone, aloneAudio) = try await session.readAndRecord(["--lang", "en", Self.shortB])
             try #require(alone.status == 0 && aloneAudio.audibleDuration > 0.5, "\(alone) \(aloneAudio.summary)")
 
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // reads for 1.5 s
             let stopMark = recorder.mark()
             let stop = try await session.lector(["stop"])
             #expect(stop.status == 0, "\(stop)")
@@ -128,15 +120,13 @@ extension Integration {
 
         @Test("read replaces what is being read at once")
         func readReplaces() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let (_, aloneAudio) = try await session.readAndRecord(["--lang", "en", Self.shortB])
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // reads for 1 s
             let (replaced, replacedAudio) = try await session.readAndRecord(["--lang", "en", Self.shortB])
             #expect(replaced.status == 0, "\(replaced)")
             // At most the old text's last instants (the command's own latency) may precede the new one.
@@ -149,14 +139,12 @@ extension Integration {
 
         @Test("toggle: reading → paused → reading; after stop it replays the last text from its beginning")
         func toggle() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // reads for 1.5 s
 
             let pauseMark = recorder.mark()
             #expect(try await session.lector(["toggle"]).status == 0)
@@ -173,7 +161,7 @@ extension Integration {
 
             #expect(try await session.lector(["stop"]).status == 0)
             #expect(try await session.status().state == "stopped")
-            try await Task.sleep(for: .milliseconds(300))
+            _ = await recorder.waitForSilence(after: recorder.mark(), lasting: 0.2, timeout: 2)
             let replayMark = recorder.mark()
             #expect(try await session.lector(["toggle"]).status == 0)
             let replay = await recorder.waitForSpeech(after: replayMark, timeout: 3)
@@ -187,10 +175,8 @@ extension Integration {
 
         @Test("--queue appends: both texts are heard, the second after the first")
         func queueAppends() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world()
             let recorder = session.recorder
-            try await session.ensureDaemon()
-            try await session.quiesce()
             let (_, a) = try await session.readAndRecord(["--lang", "en", Self.shortA])
             let (_, b) = try await session.readAndRecord(["--lang", "en", Self.shortB])
 
@@ -203,7 +189,7 @@ extension Integration {
             while ContinuousClock.now < deadline {
                 if let sentence = status.sentence, sentence != sentences.last { sentences.append(sentence) }
                 if status.state == "stopped" { break }
-                try await Task.sleep(for: .milliseconds(80))
+                try await Task.sleep(for: .milliseconds(80))  // the watch's sampling period
                 status = try await session.status()
             }
             #expect(status.state == "stopped", "\(status)")
@@ -222,7 +208,7 @@ extension Integration {
     struct Startup {
         @Test("with no daemon: status says not running (exit 3), pause/resume/stop do nothing, toggle has nothing to play, read starts the daemon")
         func withoutDaemon() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let status = try await session.status()
             #expect(status.exitStatus == 3 && status.state == "not running", "\(status)")
             for command in ["pause", "resume", "stop"] {
@@ -246,7 +232,7 @@ extension Integration {
 
         @Test("installed (a D-Bus .service file names the daemon): read --wait has the bus start it; when that start fails, lector starts lector-daemon itself")
         func activation() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let fm = FileManager.default
             let dir = session.directory.appendingPathComponent("activation")
             let services = dir.appendingPathComponent("services")
@@ -274,11 +260,9 @@ extension Integration {
                 "dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"],
                 environment: environment, stdoutURL: dir.appendingPathComponent("address"),
                 stderrURL: dir.appendingPathComponent("dbus.log"))
-            var address = ""
-            for _ in 0..<1000 where address.isEmpty && bus.isRunning {
-                try await Task.sleep(for: .milliseconds(10))
-                address = bus.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
+            let address = await poll(timeout: 10, every: .milliseconds(10),
+                                     { bus.stdout.trimmingCharacters(in: .whitespacesAndNewlines) },
+                                     until: { !$0.isEmpty || !bus.isRunning })
             try #require(!address.isEmpty, "dbus-daemon did not come up: \(bus.stderr)")
             let onBus = ["DBUS_SESSION_BUS_ADDRESS": address, "XDG_STATE_HOME": environment["XDG_STATE_HOME"]!]
 
@@ -290,8 +274,7 @@ extension Integration {
                     timeout: 5, environment: onBus)
                 let pid = try #require(answer.stdout.split(separator: " ").last.flatMap({ Int32($0.filter(\.isNumber)) }), "\(answer)")
                 kill(pid, SIGTERM)
-                let deadline = ContinuousClock.now + .seconds(5)
-                while processExists(pid) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                _ = await eventually(timeout: 5, every: .milliseconds(20)) { !processExists(pid) }
                 #expect(!processExists(pid), "the daemon did not end on SIGTERM")
             }
 

@@ -11,19 +11,9 @@ extension Integration {
             (session.runningDaemon?.stderr ?? "").split(separator: "\n").filter { $0.contains(needle) }
         }
 
-        /// Waits until `condition` holds (checked every 50 ms), up to `timeout` seconds; returns whether it did.
-        static func eventually(timeout: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
-            let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-            repeat {
-                if try await condition() { return true }
-                try? await Task.sleep(for: .milliseconds(50))
-            } while ContinuousClock.now < deadline
-            return try await condition()
-        }
-
         @Test("sound server killed while reading: paused within 2 s, position kept, one log line; back: Play goes on from there")
         func soundServerLostAndBack() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let recorder = session.recorder
             if session.runningDaemon == nil { try await session.startDaemon() }
             try await session.quiesce()
@@ -31,7 +21,7 @@ extension Integration {
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(2500))
+            try await Task.sleep(for: .milliseconds(2500))  // reads for 2.5 s
             let before = try await session.status()
             try #require(before.state == "reading", "\(before)")
 
@@ -40,7 +30,7 @@ extension Integration {
             var status = try await session.status()
             while status.state != "paused" && ContinuousClock.now - killed < .seconds(4) {
                 #expect(status.exitStatus == 0, "D-Bus stopped answering: \(status)")
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(50))  // sampling: every answer is checked
                 status = try await session.status()
             }
             let detected = seconds(ContinuousClock.now - killed)
@@ -49,7 +39,7 @@ extension Integration {
             let kept = status.position ?? 0
             print("server killed: paused after \(String(format: "%.2f", detected)) s at \(secs(status.position)) (reading at \(secs(before.position)) before)")
             #expect(kept >= (before.position ?? 0), "position lost: \(status), before: \(before)")
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // the span under test: it stays paused
             let later = try await session.status()
             #expect(later.exitStatus == 0 && later.state == "paused" && later.position == status.position,
                     "while the server is gone: \(later), first: \(status)")
@@ -60,7 +50,7 @@ extension Integration {
             let reconnectsBefore = Self.logLines(session, containing: "reconnected to the sound server").count
             try await session.restartSoundServer()
             let back = ContinuousClock.now
-            let reconnected = await Self.eventually(timeout: 8) {
+            let reconnected = await eventually(timeout: 8) {
                 Self.logLines(session, containing: "reconnected to the sound server").count > reconnectsBefore
             }
             #expect(reconnected, "no reconnection: \(session.daemonLogs())")
@@ -72,7 +62,7 @@ extension Integration {
             #expect(resume.status == 0, "\(resume)")
             let again = await recorder.waitForSpeech(after: resumeMark, timeout: 3)
             #expect(again != nil && again! <= 1.0, "speech after resume after \(secs(again))\n\(session.daemonLogs())")
-            try await Task.sleep(for: .milliseconds(300))
+            _ = try await eventually(timeout: 0.3) { try await session.status().state == "reading" }
             let resumed = try await session.status()
             #expect(resumed.state == "reading", "\(resumed)")
             // From the kept position: not from the sentence's start, not far ahead.
@@ -83,16 +73,16 @@ extension Integration {
 
         @Test("sound server restarted while idle: the next read is heard")
         func soundServerRestartedWhileIdle() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             if session.runningDaemon == nil { try await session.startDaemon() }
             try await session.quiesce()
             let reconnectsBefore = Self.logLines(session, containing: "reconnected to the sound server").count
             let warningsBefore = Self.logLines(session, containing: "Lector-WARNING").count
             await session.stopSoundServer(signal: SIGKILL)
-            try await Task.sleep(for: .milliseconds(700))
+            try await Task.sleep(for: .milliseconds(700))  // the span under test: idle, the loss changes nothing
             #expect(try await session.status().state == "stopped")
             try await session.restartSoundServer()
-            let reconnected = await Self.eventually(timeout: 8) {
+            let reconnected = await eventually(timeout: 8) {
                 Self.logLines(session, containing: "reconnected to the sound server").count > reconnectsBefore
             }
             #expect(reconnected, "no reconnection: \(session.daemonLogs())")
@@ -104,19 +94,19 @@ extension Integration {
 
         @Test("stuck sound server (SIGSTOP): stop and status answer within 1 s, SIGTERM ends the daemon within 2 s")
         func stuckSoundServer() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let recorder = session.recorder
             if session.runningDaemon == nil { try await session.startDaemon() }
             try await session.quiesce()
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // reads for 1 s
 
             let server = session.soundServerPID
             kill(server, SIGSTOP)
             defer { kill(server, SIGCONT) }
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // the span under test: the server stuck for 0.5 s
             let status = try await session.lector(["status"], timeout: 5)
             #expect(status.status == 0 && status.seconds <= 1.0, "status: \(status)")
             let pause = try await session.lector(["pause"], timeout: 5)
@@ -142,13 +132,13 @@ extension Integration {
 
         @Test("SIGTERM while reading ends the daemon within 2 s")
         func sigtermWhileReading() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let recorder = session.recorder
             let daemon = try await session.startDaemon()
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // reads for 1 s
             let term = ContinuousClock.now
             daemon.signal(SIGTERM)
             let exit = await daemon.waitForExit(timeout: 5)

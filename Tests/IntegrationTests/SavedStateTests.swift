@@ -28,31 +28,24 @@ extension Integration {
             let pid = try #require(await daemonPID(session), "no daemon")
             kill(pid, signal)
             let deadline = ContinuousClock.now + .seconds(5)
-            while processExists(pid) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            _ = await eventually(timeout: 5, every: .milliseconds(20)) { !processExists(pid) }
             #expect(!processExists(pid), "daemon \(pid) did not end on signal \(signal)")
-            while await session.nameOwner(Lector.busName) != nil && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            let left = max(0, seconds(deadline - ContinuousClock.now))
+            _ = await eventually(timeout: left, every: .milliseconds(20)) { await session.nameOwner(Lector.busName) == nil }
         }
 
         /// Reads `numbered` until sentence `n` (1-based) is heard, then waits `extra` seconds; returns the status.
         static func readUntilSentence(_ session: PrivateSession, _ n: Int, extra: Double = 1.2) async throws -> LectorStatus {
             #expect(try await session.lector(["read", "--lang", "en-US", numbered]).status == 0)
-            let deadline = ContinuousClock.now + .seconds(30)
-            var status = try await session.status()
-            while status.sentence?.contains("number \(n) ") != true && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                status = try await session.status()
-            }
+            let status = try await session.waitForSentence(containing: "number \(n) ", timeout: 30)
             try #require(status.sentence?.contains("number \(n) ") == true, "\(status)\n\(session.daemonLogs())")
-            try await Task.sleep(for: .milliseconds(Int(extra * 1000)))
+            try await Task.sleep(for: .milliseconds(Int(extra * 1000)))  // reads on for `extra` s
             return try await session.status()
         }
 
         @Test("after a crash (SIGKILL), lector resume starts a daemon that goes on from the last sentence heard")
         func resumeAfterCrash() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let before = try await Self.readUntilSentence(session, 3)
             try #require(before.state == "reading", "\(before)")
             #expect(FileManager.default.fileExists(atPath: Self.stateFile(session).path))
@@ -72,8 +65,7 @@ extension Integration {
 
         @Test("after a logout (SIGTERM while paused), lector toggle goes on from the paused sentence")
         func toggleAfterLogout() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             _ = try await Self.readUntilSentence(session, 2, extra: 0.5)
             #expect(try await session.lector(["pause"]).status == 0)
             let paused = try await session.status()
@@ -97,8 +89,7 @@ extension Integration {
 
         @Test("the state is written at most once a second while reading, and not at all while idle")
         func writesAreRare() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
+            let session = try await world(.daemon)
             let file = Self.stateFile(session)
             /// Inode and modification time (ns): every atomic write is a new file written at a new instant.
             func inode() -> [Int]? {
@@ -111,21 +102,21 @@ extension Integration {
             let start = ContinuousClock.now
             while ContinuousClock.now - start < .seconds(6) {
                 if let i = inode(), i != seen.last { seen.append(i) }  // every atomic write is a new file
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(50))  // the watch's sampling period
             }
             #expect(seen.count >= 2 && seen.count <= 8, "\(seen.count) writes in 6 s of reading")
             print("state file written \(seen.count - 1) times in 6 s of reading")
             #expect(try await session.lector(["stop"]).status == 0)
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // Stop's own write lands; from then on the daemon is idle
             let idle = inode()
-            try await Task.sleep(for: .milliseconds(3000))
+            try await Task.sleep(for: .milliseconds(3000))  // the span under test: 3 s idle
             #expect(inode() == idle, "written while idle")
             #expect(try String(contentsOf: file, encoding: .utf8).contains("state stopped"))
         }
 
         @Test("a corrupt state file: one log line, the daemon starts empty")
         func corruptStateFile() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             if await session.nameOwner(Lector.busName) != nil { try await Self.endDaemon(session, signal: SIGKILL) }
             try FileManager.default.createDirectory(
                 at: Self.stateFile(session).deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -155,8 +146,7 @@ extension Integration {
 extension Integration.SavedReading {
     @Test("after a logout while reading, MPRIS Play on the new daemon goes on from the last sentence heard")
     func mprisPlayAfterLogout() async throws {
-        let session = try PrivateSession.require()
-        try await session.ensureDaemon()
+        let session = try await world(.daemon)
         let before = try await Self.readUntilSentence(session, 2)
         try await Self.endDaemon(session, signal: SIGTERM)
         try await session.startDaemon()

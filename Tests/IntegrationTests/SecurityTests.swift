@@ -26,9 +26,7 @@ extension Integration {
 
         @Test("MPRIS OpenUri refuses FIFOs, devices, folders, /proc, /sys, links into them and files over 32 MiB, at once")
         func openUriRefuses() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             for path in try Self.hostilePaths(session) {
                 let uri = "file://" + path
                 let call = try await session.run(
@@ -55,9 +53,7 @@ extension Integration {
 
         @Test("D-Bus SpeakFile refuses descriptors of the same, pipes included, at once, and reads a regular file")
         func speakFileRefuses() async throws {
-            let session = try PrivateSession.require()
-            try await session.ensureDaemon()
-            try await session.quiesce()
+            let session = try await world()
             // gdbus sends its own descriptor N for a handle argument N: here its standard input, opened by the
             // shell (a FIFO read-write, so that opening it does not wait for a writer).
             let call = #"exec gdbus call --session --dest org.lector.Lector --object-path /org/lector/Lector --method org.lector.Lector1.SpeakFile 0 "{}""#
@@ -84,7 +80,7 @@ extension Integration {
 
         @Test("lector read --file refuses the same, with one line and exit 1, without hanging on a FIFO")
         func readFileRefuses() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             for path in try Self.hostilePaths(session) {
                 let read = try await session.lector(["read", "--file", path], timeout: 10)
                 #expect(read.status == 1 && read.stderrLines.count == 1 && read.stderr.hasPrefix("lector: cannot read"),

@@ -86,7 +86,7 @@ extension Integration {
         /// Each kind of hostile file in place of every file read at start: first `reading` with the config,
         /// bookmarks and ducked list; then `text` behind a valid `reading`.
         static func check(_ hostile: Hostile) async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             try await Self.reset(session)
             try await expectRefused(
                 hostile, [stateFile(session, "reading"), configFile(session), stateFile(session, "bookmarks"),
@@ -116,12 +116,7 @@ extension Integration {
         static func speakAndPause(_ session: PrivateSession, options: [String: String], at n: Int) async throws -> LectorStatus {
             let reply = BusClient.speak(address: session.busAddress, text: Integration.SavedReading.numbered, options: options)
             if case .error(let name, let message) = reply { Issue.record("Speak: \(name): \(message)") }
-            let deadline = ContinuousClock.now + .seconds(30)
-            var status = try await session.status()
-            while status.sentence?.contains("number \(n) ") != true && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                status = try await session.status()
-            }
+            let status = try await session.waitForSentence(containing: "number \(n) ", timeout: 30)
             try #require(status.sentence?.contains("number \(n) ") == true, "\(status)\n\(session.daemonLogs())")
             #expect(try await session.lector(["pause"]).status == 0)
             return try await session.waitForState("paused", timeout: 5)
@@ -153,7 +148,7 @@ extension Integration {
 
         @Test("a 70 KB title, and a title and URL with line breaks, survive a restart exactly, with the text and sentence")
         func longAndHostileFieldsRoundTrip() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             try await Self.reset(session)
             try await session.startDaemon()
             let title = (1...6000).map { "Chapter \($0)\n" }.joined() + "tab\there, back\\slash \\n, bell \u{7}, CR\r\nend"
@@ -195,7 +190,7 @@ extension Integration {
 
         @Test("a URL with a line break and tabs adds no line to bookmarks, and its bookmark works after a restart")
         func bookmarkURLCannotInjectLines() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             try await Self.reset(session)
             try await session.startDaemon()
             let url = "file:///tmp/lector-book.txt\n0\t9\tfile:///tmp/injected.txt\t"

@@ -1,4 +1,3 @@
-import CGio
 import Foundation
 import Testing
 
@@ -70,23 +69,13 @@ extension Integration {
                             path: "/org/freedesktop/Notifications", introspection: notificationsXML) { _ in .never }
         }
 
-        /// Polls `condition` every 20 ms for up to `timeout` seconds; returns its last value.
-        static func waitUntil(timeout: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
-            let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-            while ContinuousClock.now < deadline {
-                if try await condition() { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return try await condition()
-        }
-
         /// Replaces the session's daemon, if one runs, by one started with `arguments`.
         static func restartDaemon(_ session: PrivateSession, _ arguments: [String]) async throws -> BackgroundProcess {
             if await session.nameOwner(Lector.busName) != nil {
                 _ = try await session.run("gdbus", ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector",
                                                     "--object-path", "/org/mpris/MediaPlayer2",
                                                     "--method", "org.mpris.MediaPlayer2.Quit"])
-                _ = await waitUntil(timeout: 5) { await session.nameOwner(Lector.busName) == nil }
+                _ = await eventually(timeout: 5, every: .milliseconds(20)) { await session.nameOwner(Lector.busName) == nil }
             }
             return try await session.startDaemon(arguments)
         }
@@ -109,7 +98,7 @@ extension Integration {
                             times.append(status.seconds)
                             if status.status != 0 { failures.append("\(status)") }
                         }
-                        try? await Task.sleep(for: .milliseconds(50))
+                        try? await Task.sleep(for: .milliseconds(50))  // the watch's sampling period
                     }
                 }
             }
@@ -124,7 +113,7 @@ extension Integration {
 
         @Test("a notification server that never answers: State and `lector status` answer within 100 ms throughout, reading goes on past a lost sentence")
         func deafNotificationServerBlocksNothing() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let notifications = try Self.deafNotificationServer(session)
             defer { notifications.stop() }
             _ = try await Self.restartDaemon(session, [])
@@ -136,9 +125,9 @@ extension Integration {
             let text = "First words are read. \(Integration.Listening.crashingSentence). Last words come after the lost one."
             let read = try await session.lector(["read", text])
             #expect(read.status == 0, "\(read)")
-            let notified = await Self.waitUntil(timeout: 30) { !notifications.calls.isEmpty }
+            let notified = await eventually(timeout: 30, every: .milliseconds(20)) { !notifications.calls.isEmpty }
             #expect(notified, "no notification was sent\n\(session.daemonLogs())")
-            let ended = try await Self.waitUntil(timeout: 60) { try await session.status().state == "stopped" }
+            let ended = try await eventually(timeout: 60, every: .milliseconds(20)) { try await session.status().state == "stopped" }
             #expect(ended, "reading did not end\n\(session.daemonLogs())")
             let (count, worst, failures) = probe.stop()
             let (commands, command, commandFailures) = await statusRuns.stop()
@@ -160,7 +149,7 @@ extension Integration {
 
         @Test("a notification server that answers after 1.5 s: the next notification waits for that answer and replaces the first; State answers within 100 ms throughout")
         func slowNotificationServerStillReplaces() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let notifications = try FakeBusPeer(
                 busAddress: session.busAddress, name: "org.freedesktop.Notifications",
                 path: "/org/freedesktop/Notifications",
@@ -173,13 +162,13 @@ extension Integration {
             let probe = try ResponsivenessProbe(busAddress: session.busAddress)
             let crash = Integration.Listening.crashingSentence
             _ = try await session.lector(["read", "\(crash). One."])
-            let first = await Self.waitUntil(timeout: 30) { notifications.calls.count == 1 }
+            let first = await eventually(timeout: 30, every: .milliseconds(20)) { notifications.calls.count == 1 }
             #expect(first, "no notification was sent\n\(session.daemonLogs())")
             // A second failing text while the first Notify is still unanswered.
             _ = try await session.lector(["read", "\(crash). Two."])
-            let second = await Self.waitUntil(timeout: 30) { notifications.calls.count == 2 }
+            let second = await eventually(timeout: 30, every: .milliseconds(20)) { notifications.calls.count == 2 }
             #expect(second, "the second notification was not sent: \(notifications.calls)\n\(session.daemonLogs())")
-            _ = try await Self.waitUntil(timeout: 30) { try await session.status().state == "stopped" }
+            _ = try await eventually(timeout: 30, every: .milliseconds(20)) { try await session.status().state == "stopped" }
             let (count, worst, failures) = probe.stop()
 
             let replaces = notifications.calls.map { $0.arguments.split(separator: ",").dropFirst().first ?? "" }
@@ -193,7 +182,7 @@ extension Integration {
 
         @Test("--pause-others with players that never answer: State and `lector status` answer within 100 ms throughout; the players that answer are paused and resumed, only those that played")
         func hungPlayersBlockNothing() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let hung = try FakePlayer(busAddress: session.busAddress, name: "hung", status: "Playing",
                                       behaviour: .answersNothing)
             defer { hung.stop() }
@@ -213,16 +202,16 @@ extension Integration {
             let mark = session.recorder.mark()
             let read = try await session.lector(["read", Lector.sentences])
             #expect(read.status == 0, "\(read)")
-            let paused = await Self.waitUntil(timeout: 5) { good.status == "Paused" }
+            let paused = await eventually(timeout: 5, every: .milliseconds(20)) { good.status == "Paused" }
             #expect(paused, "the player that answers was not paused: \(good.controls)\n\(session.daemonLogs())")
             // Pause and resume again: each is a new round of calls to every player.
             _ = try await session.lector(["pause"])
-            _ = await Self.waitUntil(timeout: 5) { good.status == "Playing" }
+            _ = await eventually(timeout: 5, every: .milliseconds(20)) { good.status == "Playing" }
             _ = try await session.lector(["resume"])
-            _ = await Self.waitUntil(timeout: 5) { good.status == "Paused" }
-            let ended = try await Self.waitUntil(timeout: 60) { try await session.status().state == "stopped" }
+            _ = await eventually(timeout: 5, every: .milliseconds(20)) { good.status == "Paused" }
+            let ended = try await eventually(timeout: 60, every: .milliseconds(20)) { try await session.status().state == "stopped" }
             #expect(ended, "reading did not end\n\(session.daemonLogs())")
-            let resumed = await Self.waitUntil(timeout: 5) { good.status == "Playing" }
+            let resumed = await eventually(timeout: 5, every: .milliseconds(20)) { good.status == "Playing" }
             let (count, worst, failures) = probe.stop()
             let (commands, command, commandFailures) = await statusRuns.stop()
 
@@ -246,7 +235,7 @@ extension Integration {
 
         @Test("SIGTERM while other players are paused: they are resumed, and a player that never answers Play does not hold up the exit")
         func exitResumesPlayersBounded() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let good = try FakePlayer(busAddress: session.busAddress, name: "good2", status: "Playing",
                                       behaviour: .answersAll)
             defer { good.stop() }
@@ -255,7 +244,7 @@ extension Integration {
             defer { stubborn.stop() }
             let daemon = try await Self.restartDaemon(session, ["--pause-others"])
             _ = try await session.lector(["read", Lector.veryLong])
-            let paused = await Self.waitUntil(timeout: 5) { good.status == "Paused" && stubborn.status == "Paused" }
+            let paused = await eventually(timeout: 5, every: .milliseconds(20)) { good.status == "Paused" && stubborn.status == "Paused" }
             #expect(paused, "\(good.controls) \(stubborn.controls)\n\(session.daemonLogs())")
             let start = ContinuousClock.now
             daemon.signal(SIGTERM)
@@ -270,7 +259,7 @@ extension Integration {
 
         @Test("SIGTERM while ducking puts the volume back before exiting; with the sound server stopped (SIGSTOP) the exit waits at most the bounded 1 s")
         func exitRestoresVolumesBounded() async throws {
-            let session = try PrivateSession.require()
+            let session = try await world(.bare)
             let daemon = try await Self.restartDaemon(session, [])
             let other = try await Integration.Ducking.OtherStream(session, name: "exit-player")
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import SpeechCore
 
 /// A fake audio output that carries out `SpeechAction`s the way the owner of a `SpeechManager` must:

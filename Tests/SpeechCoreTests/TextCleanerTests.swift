@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import SpeechCore
 
 /// True when `text` holds only scalars `TextCleaner.clean` may let through: no C0/C1 control but tab and

@@ -1,5 +1,5 @@
-import CGio
 import Foundation
+import GLibKit
 
 /// Calls Lector's D-Bus interface directly through GDBus, for what `gdbus call` cannot carry: texts longer
 /// than one command-line argument may be (128 KiB) and texts with characters its parser would interpret.
@@ -19,17 +19,7 @@ enum BusClient {
     {
         let bus: BusConnection
         do { bus = try BusConnection(address: address) } catch { return .error(name: "connect", message: "\(error)") }
-        let entryType = g_variant_type_new("{sv}")
-        defer { g_variant_type_free(entryType) }
-        var entries: [OpaquePointer?] = options.sorted(by: { $0.key < $1.key }).map { key, value in
-            g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_variant(g_variant_new_string(value)))
-        }
-        let dictionary = entries.withUnsafeMutableBufferPointer {
-            g_variant_new_array(entryType, $0.baseAddress, gsize($0.count))
-        }
-        var children: [OpaquePointer?] = [g_variant_new_string(text), dictionary]
-        let parameters = children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, 2) }
         return bus.call("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Speak",
-                        parameters: parameters, timeoutMs: timeoutMs)
+                        arguments: [.string(text), .vardict(options.mapValues { .string($0) })], timeoutMs: timeoutMs)
     }
 }

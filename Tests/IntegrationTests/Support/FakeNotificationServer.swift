@@ -1,5 +1,5 @@
-import CGio
 import Foundation
+import GLibKit
 
 /// A notification server for tests: owns `org.freedesktop.Notifications` on a private bus and records every
 /// `Notify` call (Desktop Notifications Specification 1.2), answering with increasing ids. It runs its own GLib
@@ -14,8 +14,7 @@ final class FakeNotificationServer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var recorded: [Notification] = []
-    private var context: OpaquePointer?
-    private var loop: OpaquePointer?
+    private let loop = ThreadMainLoop()
     private var failure: String?
     private let started = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -34,7 +33,7 @@ final class FakeNotificationServer: @unchecked Sendable {
 
     /// Ends the server (its connection closes, the name goes away).
     func stop() {
-        lock.withLock { if let loop { g_main_loop_quit(loop) } }
+        loop.quit()
         finished.wait()
     }
 
@@ -55,84 +54,51 @@ final class FakeNotificationServer: @unchecked Sendable {
         </interface></node>
         """
 
+    /// Runs on the server's thread: connects, exports the object, owns the name, then serves until `stop()`.
     private func serve(_ address: String) {
-        let ctx = g_main_context_new()
-        g_main_context_push_thread_default(ctx)
-        let mainLoop = g_main_loop_new(ctx, 0)
-        lock.withLock {
-            context = ctx
-            loop = mainLoop
-        }
-        defer {
-            g_main_loop_unref(mainLoop)
-            g_main_context_pop_thread_default(ctx)
-            g_main_context_unref(ctx)
-            finished.signal()
-        }
-        var error: UnsafeMutablePointer<GError>?
-        let connection: OpaquePointer
-        do { connection = try openBus(address) } catch {
-            failure = "\(error)"
-            started.signal()
-            return
-        }
-        defer { closeBus(connection) }
-        guard let node = g_dbus_node_info_new_for_xml(Self.introspection, &error), let info = node.pointee.interfaces[0] else {
-            failure = "bad introspection"
-            started.signal()
-            return
-        }
-        defer { g_dbus_node_info_unref(node) }
-        let vtable = UnsafeMutablePointer<GDBusInterfaceVTable>.allocate(capacity: 1)
-        vtable.initialize(to: GDBusInterfaceVTable())
-        defer { vtable.deallocate() }
-        vtable.pointee.method_call = { _, _, _, _, method, parameters, invocation, userData in
-            let server = Unmanaged<FakeNotificationServer>.fromOpaque(userData!).takeUnretainedValue()
-            guard String(cString: method!) == "Notify", let parameters else {
-                g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.UnknownMethod", "unknown")
-                return
+        var connection: DBusConnection?
+        var registration: Registration?
+        loop.run {
+            do {
+                let opened = try DBusConnection.connect(address: address)
+                registration = try opened.register(
+                    Notifications(server: self), path: "/org/freedesktop/Notifications",
+                    interface: "org.freedesktop.Notifications", introspectionXML: Self.introspection)
+                // RequestName with DO_NOT_QUEUE (4): 1 means we are the primary owner.
+                let reply = try opened.call(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    method: "RequestName", arguments: [.string("org.freedesktop.Notifications"), .uint32(4)],
+                    timeoutMilliseconds: 5_000)
+                if reply.first == .uint32(1) {
+                    connection = opened
+                } else {
+                    failure = "cannot own org.freedesktop.Notifications"
+                }
+            } catch {
+                failure = "\(error)"
             }
-            func string(_ i: Int) -> String {
-                let child = g_variant_get_child_value(parameters, gsize(i))!
-                defer { g_variant_unref(child) }
-                return String(cString: g_variant_get_string(child, nil))
-            }
-            let replaces = g_variant_get_child_value(parameters, 1)!
-            let replacesID = g_variant_get_uint32(replaces)
-            g_variant_unref(replaces)
-            let id = server.record(Notification(appName: string(0), replacesID: replacesID, summary: string(3), body: string(4)))
-            var reply: OpaquePointer? = g_variant_new_uint32(id)
-            g_dbus_method_invocation_return_value(invocation, g_variant_new_tuple(&reply, 1))
-        }
-        let registration = g_dbus_connection_register_object(
-            connection, "/org/freedesktop/Notifications", info, vtable,
-            Unmanaged.passUnretained(self).toOpaque(), nil, &error)
-        guard registration != 0 else {
-            failure = error.map { String(cString: $0.pointee.message) } ?? "cannot register"
             started.signal()
-            return
+            return connection != nil
         }
-        defer { g_dbus_connection_unregister_object(connection, registration) }
-        // RequestName with DO_NOT_QUEUE (4): 1 means we are the primary owner.
-        let request = g_dbus_connection_call_sync(
-            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
-            { () -> OpaquePointer? in
-                var items: [OpaquePointer?] = [g_variant_new_string("org.freedesktop.Notifications"), g_variant_new_uint32(4)]
-                return g_variant_new_tuple(&items, 2)
-            }(), nil, G_DBUS_CALL_FLAGS_NONE, 5_000, nil, &error)
-        var owned = false
-        if let request {
-            let child = g_variant_get_child_value(request, 0)!
-            owned = g_variant_get_uint32(child) == 1
-            g_variant_unref(child)
-            g_variant_unref(request)
+        registration?.unregister()
+        withExtendedLifetime(connection) {}
+        finished.signal()
+    }
+}
+
+/// The exported `org.freedesktop.Notifications` object: records each `Notify` and answers with the next id.
+private final class Notifications: DBusObject {
+    unowned let server: FakeNotificationServer
+
+    init(server: FakeNotificationServer) { self.server = server }
+
+    func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
+        guard method == "Notify", arguments.count == 8, case .uint32(let replacesID) = arguments[1] else {
+            throw .unknownMethod("unknown")
         }
-        guard owned else {
-            failure = "cannot own org.freedesktop.Notifications"
-            started.signal()
-            return
-        }
-        started.signal()
-        g_main_loop_run(mainLoop)
+        let id = server.record(FakeNotificationServer.Notification(
+            appName: arguments[0].string ?? "", replacesID: replacesID, summary: arguments[3].string ?? "",
+            body: arguments[4].string ?? ""))
+        return [.uint32(id)]
     }
 }

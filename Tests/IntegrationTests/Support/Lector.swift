@@ -70,13 +70,12 @@ extension PrivateSession {
     /// Polls `lector status` until its state is `state`; returns the last status seen.
     @discardableResult
     func waitForState(_ state: String, timeout: Double) async throws -> LectorStatus {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        var last = try await status()
-        while last.state != state && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            last = try await status()
-        }
-        return last
+        try await poll(timeout: timeout, status, until: { $0.state == state })
+    }
+
+    /// Polls `lector status` every 0.1 s until the sentence being read contains `text`; returns the last status seen.
+    func waitForSentence(containing text: String, timeout: Double) async throws -> LectorStatus {
+        try await poll(timeout: timeout, every: .milliseconds(100), status, until: { $0.sentence?.contains(text) == true })
     }
 
     /// Runs `lector read --wait` with `arguments`, recording around it; returns the result and the audio

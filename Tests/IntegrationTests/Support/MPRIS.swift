@@ -1,4 +1,4 @@
-import CGio
+import GLibKit
 import Foundation
 
 /// The MPRIS2 contract (Media Player Remote Interfacing Specification 2.2) as the end-to-end tests check it.
@@ -36,203 +36,142 @@ enum MPRIS {
     ]
 }
 
-/// A GVariant held by the tests (one reference, released on deinit), read through Swift accessors.
-final class GV: @unchecked Sendable, CustomStringConvertible {
-    let raw: OpaquePointer
-
-    /// Takes ownership of a non-floating reference.
-    init(owning raw: OpaquePointer) { self.raw = raw }
-
-    /// Wraps a newly made (floating) value.
-    init(new raw: OpaquePointer) { self.raw = g_variant_ref_sink(raw) }
-
-    /// Parses GLib's text format with type annotations (`gdbus call` and `gdbus monitor` print it).
-    convenience init?(parsing text: String) {
-        var error: UnsafeMutablePointer<GError>?
-        guard let v = g_variant_parse(nil, text, nil, nil, &error) else {
-            if let error { g_error_free(error) }
-            return nil
-        }
-        self.init(owning: v)
-    }
-
-    deinit { g_variant_unref(raw) }
-
-    static func double(_ d: Double) -> GV { GV(new: g_variant_new_double(d)) }
-    static func string(_ s: String) -> GV { GV(new: g_variant_new_string(s)) }
-    static func int64(_ x: Int64) -> GV { GV(new: g_variant_new_int64(gint64(x))) }
-    static func objectPath(_ p: String) -> GV { GV(new: g_variant_new_object_path(p)) }
-    static func boxed(_ v: GV) -> GV { GV(new: g_variant_new_variant(v.raw)) }
-    static func tuple(_ items: [GV]) -> GV {
-        var children: [OpaquePointer?] = items.map { $0.raw }
-        return GV(new: children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) })
-    }
-
-    /// The type string, e.g. `a{sv}`.
-    var type: String { String(cString: g_variant_get_type_string(raw)) }
-    /// The value inside a variant (`v`), else itself.
-    var unboxed: GV { type == "v" ? GV(owning: g_variant_get_variant(raw)).unboxed : self }
-    var count: Int { g_variant_is_container(raw) != 0 ? Int(g_variant_n_children(raw)) : 0 }
-    subscript(index: Int) -> GV { GV(owning: g_variant_get_child_value(raw, gsize(index))) }
-
-    var string: String? {
-        let t = unboxed
-        guard ["s", "o", "g"].contains(t.type) else { return nil }
-        return String(cString: g_variant_get_string(t.raw, nil))
-    }
-    var bool: Bool? { let t = unboxed; return t.type == "b" ? g_variant_get_boolean(t.raw) != 0 : nil }
-    var double: Double? { let t = unboxed; return t.type == "d" ? g_variant_get_double(t.raw) : nil }
-    var int64: Int64? { let t = unboxed; return t.type == "x" ? Int64(g_variant_get_int64(t.raw)) : nil }
-    var strings: [String]? {
-        let t = unboxed
-        guard t.type == "as" else { return nil }
-        return (0..<t.count).compactMap { t[$0].string }
-    }
-    /// An `a{sv}` (or `a{s*}`) as a dictionary of its values, unboxed.
-    var dictionary: [String: GV]? {
-        let t = unboxed
-        guard t.type.hasPrefix("a{s") else { return nil }
-        var d: [String: GV] = [:]
-        for i in 0..<t.count {
-            let entry = t[i]
-            if let key = entry[0].string { d[key] = entry[1].unboxed }
-        }
-        return d
-    }
-
-    var description: String {
-        let p = g_variant_print(raw, 1)
-        defer { g_free(p) }
-        return p.map { String(cString: $0) } ?? "?"
-    }
-}
-
-/// A D-Bus error reply: its name (e.g. `org.freedesktop.DBus.Error.InvalidArgs`) and message.
-struct DBusCallError: Error, CustomStringConvertible {
-    let name: String
-    let message: String
-    var description: String { "\(name): \(message)" }
-}
-
 /// A connection of the test process to the private session bus, for direct, synchronous calls
 /// (typed arguments that `gdbus call` cannot spell, such as NaN, and bursts of calls from one process).
+/// A GDBus connection is thread-safe (GIO Reference Manual, "GDBusConnection"), hence `@unchecked Sendable`.
 final class TestBus: @unchecked Sendable {
-    private let connection: OpaquePointer
+    private let connection: DBusConnection
     /// The bus name calls go to unless told otherwise.
     let destination: String
 
     init(address: String, destination: String = MPRIS.busName) throws {
         self.destination = destination
-        connection = try openBus(address)
+        connection = try DBusConnection.connect(address: address)
     }
 
-    deinit {
-        closeBus(connection)
-    }
-
-    /// Calls `method` and returns the reply tuple.
-    /// - Throws: `DBusCallError` with the error's D-Bus name.
+    /// Calls `method` and returns the reply's values.
+    /// - Throws: `DBusError` with the error's D-Bus name.
     @discardableResult
     func call(
         _ destination: String? = nil, path: String = MPRIS.path, interface: String, _ method: String,
-        _ arguments: [GV] = [], timeoutMs: Int32 = 10_000
-    ) throws -> GV {
-        var error: UnsafeMutablePointer<GError>?
-        let parameters = arguments.isEmpty ? nil : GV.tuple(arguments)
-        let reply = g_dbus_connection_call_sync(
-            connection, destination ?? self.destination, path, interface, method, parameters?.raw, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
-            timeoutMs, nil, &error)
-        guard let reply else {
-            let (name, message) = takeDBusError(&error)
-            throw DBusCallError(name: name, message: message)
-        }
-        return GV(owning: reply)
+        _ arguments: [Variant] = [], timeoutMs: Int32 = 10_000
+    ) throws -> [Variant] {
+        try connection.call(destination: destination ?? self.destination, path: path, interface: interface,
+                            method: method, arguments: arguments, timeoutMilliseconds: timeoutMs, autoStart: false)
     }
 
     /// Calls a method of the Player interface.
-    func player(_ method: String, _ arguments: [GV] = []) throws {
+    func player(_ method: String, _ arguments: [Variant] = []) throws {
         try call(interface: MPRIS.player, method, arguments)
     }
 
     /// One property, unboxed.
-    func get(_ name: String, interface: String = MPRIS.player) throws -> GV {
+    func get(_ name: String, interface: String = MPRIS.player) throws -> Variant {
         try call(interface: "org.freedesktop.DBus.Properties", "Get", [.string(interface), .string(name)])[0].unboxed
     }
 
     /// Every property of `interface`, unboxed.
-    func getAll(_ interface: String) throws -> [String: GV] {
+    func getAll(_ interface: String) throws -> [String: Variant] {
         let reply = try call(interface: "org.freedesktop.DBus.Properties", "GetAll", [.string(interface)])
-        return reply[0].dictionary ?? [:]
+        return reply[0].entries ?? [:]
     }
 
     /// Sets a property (the value is boxed in a variant here).
-    func set(_ name: String, _ value: GV, interface: String = MPRIS.player) throws {
-        try call(interface: "org.freedesktop.DBus.Properties", "Set", [.string(interface), .string(name), .boxed(value)])
+    func set(_ name: String, _ value: Variant, interface: String = MPRIS.player) throws {
+        try call(interface: "org.freedesktop.DBus.Properties", "Set", [.string(interface), .string(name), .variant(value)])
     }
 
     var status: String { (try? get("PlaybackStatus").string) ?? "?" }
     var position: Int64 { (try? get("Position").int64) ?? -1 }
-    var metadata: [String: GV] { (try? get("Metadata").dictionary) ?? [:] }
+    var metadata: [String: Variant] { (try? get("Metadata").entries) ?? [:] }
 
     /// Polls PlaybackStatus until it is `status` (or `timeout` seconds pass); returns the last one seen.
     @discardableResult
     func waitForStatus(_ status: String, timeout: Double = 5) async -> String {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        var last = self.status
-        while last != status && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-            last = self.status
-        }
-        return last
+        await poll(timeout: timeout, every: .milliseconds(20), { self.status }, until: { $0 == status })
     }
 }
 
-/// The signals one bus name sends, as `gdbus monitor --dest NAME` prints them (one line each, GVariant text
-/// with type annotations), recorded to a file and parsed on demand.
+extension Variant {
+    /// The entries of a string-keyed dictionary (`a{sv}`, `a{s*}`), their values unboxed.
+    var entries: [String: Variant]? { dictionary?.mapValues(\.unboxed) }
+
+    /// The strings of an `as`, or nil for any other type.
+    var strings: [String]? {
+        guard case .array(elementType: "s", let items) = unboxed else { return nil }
+        return items.compactMap(\.string)
+    }
+}
+
+/// The signals one bus name sends (any path, interface and member), received on a connection of its own and
+/// a `ThreadMainLoop` on a thread of its own, kept in order of arrival.
 final class SignalMonitor: @unchecked Sendable {
     struct Signal: CustomStringConvertible {
         let path: String
         let interface: String
         let member: String
-        let arguments: GV
-        let line: String
+        /// The signal's arguments, in order.
+        let arguments: [Variant]
+        /// `PATH: INTERFACE.MEMBER ARGUMENTS`, the arguments in GVariant text, as `gdbus monitor` prints a signal.
+        var line: String { "\(path): \(interface).\(member) \(Variant.tuple(arguments).text)" }
         var description: String { line }
 
         /// For PropertiesChanged: the interface and the changed properties (unboxed).
-        var changedInterface: String? { member == "PropertiesChanged" ? arguments[0].string : nil }
-        var changed: [String: GV] { member == "PropertiesChanged" ? arguments[1].dictionary ?? [:] : [:] }
+        var changedInterface: String? {
+            member == "PropertiesChanged" && arguments.count == 3 ? arguments[0].string : nil
+        }
+        var changed: [String: Variant] {
+            member == "PropertiesChanged" && arguments.count == 3 ? arguments[1].entries ?? [:] : [:]
+        }
     }
 
-    private let process: BackgroundProcess
+    private let loop = ThreadMainLoop()
+    private let lock = NSLock()
+    private var received: [Signal] = []
+    private var ended = false
 
-    /// Starts monitoring `name` (which must be owned) and waits until the monitor follows its owner.
-    init(session: PrivateSession, name: String = MPRIS.busName, tag: String = "monitor-\(UUID().uuidString.prefix(8))") async throws {
-        process = try session.spawn("gdbus", ["monitor", "--session", "--dest", name], tag: tag)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !process.stdout.contains("is owned by") {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                throw HarnessError("gdbus monitor did not start: \(process.stdout) \(process.stderr)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Starts monitoring `name` and returns once the bus has its match rule: every signal the name's owner
+    /// sends from then on is seen.
+    /// - Throws: `HarnessError` when the bus cannot be reached.
+    init(session: PrivateSession, name: String = MPRIS.busName) async throws {
+        let address = session.busAddress
+        let failure = await withCheckedContinuation { (ready: CheckedContinuation<String?, Never>) in
+            Thread { [self] in serve(address, name, ready) }.start()
         }
-        // The match rule is added with the owner lookup; give the bus a moment to install it.
-        try await Task.sleep(for: .milliseconds(100))
+        if let failure { throw HarnessError("signal monitor: \(failure)") }
+    }
+
+    /// Runs on the monitor's thread: subscribes, makes sure the bus has the match rule, then receives until
+    /// `stop()`.
+    private func serve(_ address: String, _ name: String, _ ready: CheckedContinuation<String?, Never>) {
+        var connection: DBusConnection?
+        var subscription: Subscription?
+        loop.run {
+            do {
+                let opened = try DBusConnection.connect(address: address)
+                subscription = opened.subscribe(sender: name, path: nil, interface: nil, member: nil) { [self] message in
+                    let signal = Signal(path: message.path, interface: message.interface, member: message.member,
+                                        arguments: message.arguments)
+                    lock.withLock { received.append(signal) }
+                }
+                // The bus handles a connection's messages in order: once it answers this, it has the rule.
+                _ = try opened.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                    interface: "org.freedesktop.DBus", method: "GetId", timeoutMilliseconds: 5_000)
+                connection = opened
+                ready.resume(returning: nil)
+                return true
+            } catch {
+                ready.resume(returning: "\(error)")
+                return false
+            }
+        }
+        subscription?.cancel()
+        withExtendedLifetime(connection) {}
+        lock.withLock { ended = true }
     }
 
     /// Every signal seen so far, in order.
-    var signals: [Signal] {
-        process.stdout.split(separator: "\n").compactMap { line -> Signal? in
-            // "/org/mpris/MediaPlayer2: org.freedesktop.DBus.Properties.PropertiesChanged ('…', {…}, @as [])"
-            guard let colon = line.range(of: ": "), let open = line.range(of: " (", range: colon.upperBound..<line.endIndex)
-            else { return nil }
-            let name = line[colon.upperBound..<open.lowerBound]
-            guard let dot = name.lastIndex(of: "."), let args = GV(parsing: String(line[line.index(after: open.lowerBound)...]))
-            else { return nil }
-            return Signal(
-                path: String(line[..<colon.lowerBound]), interface: String(name[..<dot]),
-                member: String(name[name.index(after: dot)...]), arguments: args, line: String(line))
-        }
-    }
+    var signals: [Signal] { lock.withLock { received } }
 
     /// The number of signals seen so far (a mark for `signals(after:)`).
     func mark() -> Int { signals.count }
@@ -241,15 +180,15 @@ final class SignalMonitor: @unchecked Sendable {
 
     /// Waits up to `timeout` seconds for a signal after `mark` that matches; returns it.
     func wait(after mark: Int, timeout: Double = 3, where matches: (Signal) -> Bool) async -> Signal? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        repeat {
-            if let s = signals(after: mark).first(where: matches) { return s }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        return nil
+        await poll(timeout: timeout, every: .milliseconds(20), { signals(after: mark).first(where: matches) },
+                   until: { $0 != nil })
     }
 
-    func stop() async { await process.stop(grace: 1) }
+    /// Stops receiving and waits until the monitor's thread has ended.
+    func stop() async {
+        loop.quit()
+        _ = await eventually(timeout: 5, every: .milliseconds(10)) { lock.withLock { ended } }
+    }
 }
 
 extension PrivateSession {
@@ -270,10 +209,8 @@ extension PrivateSession {
     /// Makes sure a daemon runs and owns the MPRIS name too (it takes it after Lector's own name).
     func ensureMPRIS() async throws {
         try await ensureDaemon()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while await nameOwner(MPRIS.busName) == nil {
-            guard ContinuousClock.now < deadline else { throw HarnessError("nobody owns \(MPRIS.busName)") }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await eventually(timeout: 5, every: .milliseconds(20), { await nameOwner(MPRIS.busName) != nil }) else {
+            throw HarnessError("nobody owns \(MPRIS.busName)")
         }
     }
 }

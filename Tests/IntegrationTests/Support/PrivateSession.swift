@@ -94,12 +94,9 @@ final class PrivateSession: @unchecked Sendable {
             stdoutURL: dir.appendingPathComponent("bus-address"), stderrURL: dir.appendingPathComponent("dbus.log"))
         started.append(bus)
         remember(bus.pid)
-        var busAddress = ""
-        for _ in 0..<1000 {
-            busAddress = bus.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !busAddress.isEmpty || !bus.isRunning { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        let busAddress = await poll(timeout: 10, every: .milliseconds(10),
+                                    { bus.stdout.trimmingCharacters(in: .whitespacesAndNewlines) },
+                                    until: { !$0.isEmpty || !bus.isRunning })
         guard !busAddress.isEmpty else {
             throw fail("dbus-daemon did not come up: \(bus.stderr)")
         }
@@ -157,14 +154,10 @@ final class PrivateSession: @unchecked Sendable {
             stderrURL: dir.appendingPathComponent("pulseaudio.log"))
         remember(pulse.pid)
         var ready = false
-        for _ in 0..<100 {
-            if let info = try? await IntegrationTests.run(
-                "pactl", ["info"], environment: env, timeout: 5, scratchDirectory: dir), info.status == 0 {
-                ready = true
-                break
-            }
-            if !pulse.isRunning { break }
-            try await Task.sleep(for: .milliseconds(100))
+        _ = await eventually(timeout: 10, every: .milliseconds(100)) {
+            let info = try? await IntegrationTests.run("pactl", ["info"], environment: env, timeout: 5, scratchDirectory: dir)
+            ready = info?.status == 0
+            return ready || !pulse.isRunning
         }
         guard ready else {
             pulse.stopNow(grace: 1)
@@ -238,12 +231,12 @@ final class PrivateSession: @unchecked Sendable {
         }
         let daemon = try spawn(Paths.lectorBinary, ["daemon"] + arguments, tag: "daemon-\(n)", environment: overrides)
         lock.withLock { daemons.append(daemon) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if await nameOwner(Lector.busName) != nil { return daemon }
-            if !daemon.isRunning { break }
-            try await Task.sleep(for: .milliseconds(20))
+        var owned = false
+        _ = await eventually(timeout: 10, every: .milliseconds(20)) {
+            owned = await nameOwner(Lector.busName) != nil
+            return owned || !daemon.isRunning
         }
+        if owned { return daemon }
         throw HarnessError(
             "lector daemon did not take \(Lector.busName) (exit \(daemon.exitStatus.map(String.init) ?? "none")): "
                 + daemon.stderr.suffix(2000))
@@ -318,10 +311,7 @@ final class PrivateSession: @unchecked Sendable {
         // Daemons that `lector read` started detached, and anything else left on the bus.
         let strays = await busClientPIDs()
         for pid in strays { kill(pid, SIGTERM) }
-        let deadline = ContinuousClock.now + .seconds(3)
-        while ContinuousClock.now < deadline, strays.contains(where: processExists) {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(timeout: 3, every: .milliseconds(20)) { !strays.contains(where: processExists) }
         for pid in strays where processExists(pid) { kill(pid, SIGKILL) }
         _ = await recorder.stop()
         await lock.withLock { pulse }.stop(grace: 3)

@@ -131,7 +131,7 @@ func run(
             timedOut = true
             break
         }
-        try? await Task.sleep(for: .milliseconds(2))
+        try? await Task.sleep(for: .milliseconds(2))  // reaping without blocking a thread: polled
     }
     return ProcessResult(
         status: timedOut ? -1 : decodeWaitStatus(status),
@@ -185,10 +185,7 @@ final class BackgroundProcess: @unchecked Sendable {
 
     /// Waits up to `timeout` seconds for it to end; returns its status, or nil when it still runs.
     func waitForExit(timeout: Double) async -> Int32? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        while isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await eventually(timeout: timeout, every: .milliseconds(5)) { !isRunning }
         return exitStatus
     }
 

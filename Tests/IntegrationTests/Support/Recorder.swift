@@ -42,13 +42,12 @@ final class Recorder: @unchecked Sendable {
         // After a restart (a new sound server) the file grows on from where it was.
         let before = sampleCount
         lock.withLock { self.process = process }
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        while sampleCount < before + 441 {  // 20 ms
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                await process.stop(grace: 1)
-                throw HarnessError("parec -d \(device): no data within \(timeout) s: \(process.stderr)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        let flowing = await eventually(timeout: timeout, every: .milliseconds(5)) {
+            sampleCount >= before + 441 || !process.isRunning  // 20 ms of sound, or no recorder
+        }
+        guard flowing && process.isRunning && sampleCount >= before + 441 else {
+            await process.stop(grace: 1)
+            throw HarnessError("parec -d \(device): no data within \(timeout) s: \(process.stderr)")
         }
         let now = ContinuousClock.now
         let count = sampleCount
@@ -99,35 +98,24 @@ final class Recorder: @unchecked Sendable {
     /// Waits until the recording holds at least `mark + seconds` of samples (or `timeout` passes).
     func waitForSamples(after mark: Int, seconds: Double, timeout: Double = 10) async {
         let target = mark + Int(seconds * Double(Self.sampleRate))
-        let deadline = ContinuousClock.now + .milliseconds(Int((seconds + timeout) * 1000))
-        while sampleCount < target && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await eventually(timeout: seconds + timeout, every: .milliseconds(5)) { sampleCount >= target }
     }
 
     /// Waits up to `timeout` seconds for speech after `mark`; returns the seconds from `mark` to the first
     /// speech window, or nil when none was heard.
     func waitForSpeech(after mark: Int, timeout: Double) async -> Double? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        repeat {
-            let analysis = AudioAnalysis(samples(from: mark))
-            if let first = analysis.firstSpeech { return first }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        return AudioAnalysis(samples(from: mark)).firstSpeech
+        await poll(timeout: timeout, every: .milliseconds(20), { AudioAnalysis(samples(from: mark)).firstSpeech },
+                   until: { $0 != nil })
     }
 
     /// Waits until `seconds` of continuous silence follow `mark` (or `timeout` passes); returns the
     /// seconds from `mark` to the start of that silence, or nil on timeout.
     func waitForSilence(after mark: Int, lasting seconds: Double, timeout: Double) async -> Double? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        repeat {
+        await poll(timeout: timeout, {
             let analysis = AudioAnalysis(samples(from: mark))
             let endOfSpeech = analysis.lastSpeech ?? 0
-            if analysis.duration - endOfSpeech >= seconds { return endOfSpeech }
-            try? await Task.sleep(for: .milliseconds(50))
-        } while ContinuousClock.now < deadline
-        return nil
+            return analysis.duration - endOfSpeech >= seconds ? endOfSpeech : nil
+        }, until: { $0 != nil })
     }
 
     /// Stops `parec` and returns everything it recorded.

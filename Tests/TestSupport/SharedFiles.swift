@@ -3,35 +3,26 @@
 #endif
 import Testing
 
-/// SplitMix64: a small seeded generator, so that a failing random text can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The project's shared test files (`<repo>/../shared`), found from this source file's path.
-enum SharedFiles {
-    /// `<repo>/../shared`, where `<repo>` is three levels above this file (`Tests/<Target>/<file>`).
-    static let root: String = {
+/// The project's shared test files (`<repo>/../shared`: `bad-inputs/`, `samples/`), found from this source
+/// file's path, for the unit test targets (which do not use Foundation).
+public enum SharedFiles {
+    /// `<repo>/../shared`, where `<repo>` is three levels above this file (`Tests/TestSupport/<file>`).
+    public static let root: String = {
         var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
         return parts.joined(separator: "/") + "/../shared"
     }()
 
-    static var badInputs: String { root + "/bad-inputs" }
-    static var samples: String { root + "/samples" }
+    /// The folder of inputs that once broke a library or the daemon.
+    public static var badInputs: String { root + "/bad-inputs" }
+    /// The folder of sample texts.
+    public static var samples: String { root + "/samples" }
 
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    /// Whether anything exists at `path` (`access(2)` with `F_OK`).
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     /// The bytes of the file at `path`, or nil when it cannot be opened.
-    static func read(_ path: String) -> [UInt8]? {
+    public static func read(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -45,12 +36,19 @@ enum SharedFiles {
     }
 
     /// The text of the file at `path` (invalid UTF-8 repaired).
-    static func text(_ path: String) throws -> String {
+    /// - Throws: an `ExpectationFailedError` (recorded as a test issue) when the file cannot be read.
+    public static func text(_ path: String) throws -> String {
         String(decoding: try #require(read(path), "cannot read \(path)"), as: UTF8.self)
     }
 
+    /// The bytes of `bad-inputs/<name>`.
+    /// - Throws: an `ExpectationFailedError` (recorded as a test issue) when the file cannot be read.
+    public static func badInput(_ name: String) throws -> [UInt8] {
+        try #require(read(badInputs + "/" + name), "cannot read \(badInputs)/\(name)")
+    }
+
     /// The names of the regular files in `directory`, sorted; empty when it cannot be read.
-    static func files(in directory: String) -> [String] {
+    public static func files(in directory: String) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
