@@ -56,9 +56,7 @@ private final class OfflineSynthesis {
         client.onFrame = { [unowned self] frame in received(frame) }
         client.onLost = { [unowned self] lostTag, reason in
             guard lostTag == tag else { return }
-            let text = utterance.sentences[index].text
-            let excerpt = text.count > 60 ? String(text.prefix(57)) + "…" : text
-            printError("warning: \(reason) on sentence \(index + 1) (“\(excerpt)”); skipped it")
+            printError("warning: \(reason) on sentence \(index + 1) (“\(utterance.sentences[index].excerpt)”); skipped it")
             sentenceAudio = []
             next()
         }

@@ -101,8 +101,10 @@ final class SynthesisClient {
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     /// Deaths and hangs since a request last completed.
     private var failures = 0
-    private var restartTimer: Source?
-    private var watchdog: Source?
+    /// The start of a worker after consecutive failures, waiting out `restartDelay(afterFailures:)`.
+    private let restartTimer = OneShotTimer()
+    /// The one deadline of the worker at work (see `armWatchdog`).
+    private let watchdog = OneShotTimer()
     /// When the worker last sent something, or was last given reason to (µs, monotonic).
     private var lastProgress: Int64 = 0
 
@@ -161,10 +163,8 @@ final class SynthesisClient {
 
     /// Ends the worker (at shutdown).
     func terminate() {
-        restartTimer?.cancel()
-        restartTimer = nil
-        watchdog?.cancel()
-        watchdog = nil
+        restartTimer.cancel()
+        watchdog.cancel()
         process?.close()
         process?.child.kill()
         process = nil
@@ -181,7 +181,7 @@ final class SynthesisClient {
 
     /// Starts a worker unless one runs, one is being replaced, or a restart is waiting out its delay.
     private func startIfAllowed() {
-        guard process == nil, restartTimer == nil else { return }
+        guard process == nil, !restartTimer.isArmed else { return }
         let child: ChildProcess
         do {
             child = try ChildProcess(argv: argv)
@@ -335,8 +335,7 @@ final class SynthesisClient {
         }
         worker.close()
         process = nil
-        watchdog?.cancel()
-        watchdog = nil
+        watchdog.cancel()
         let reason: String
         var failure = true
         // A worker killed from outside (the OOM killer, a user) or frozen says nothing about the request it had
@@ -374,11 +373,8 @@ final class SynthesisClient {
         if hasWork || lost != nil {
             let delay = Self.restartDelay(afterFailures: failures)
             if delay > 0 {
-                restartTimer = MainContext.timeout(milliseconds: delay) { [weak self] in
-                    guard let self else { return false }
-                    self.restartTimer = nil
-                    if self.hasWork { self.startIfAllowed() }
-                    return false
+                restartTimer.arm(milliseconds: delay) { [weak self] in
+                    if let self, self.hasWork { self.startIfAllowed() }
                 }
             }
         }
@@ -391,19 +387,13 @@ final class SynthesisClient {
     /// `cancelLimit`) and kills the worker when one passed. Set again whenever a request starts, ends or is
     /// cancelled, not on every read: a read only moves `lastProgress`, which the timer checks when it fires.
     private func armWatchdog() {
-        watchdog?.cancel()
-        watchdog = nil
+        watchdog.cancel()
         guard let worker = process, worker.killed == nil, hasWork, !(holding && headIsWanted) else { return }
         let now = MainContext.monotonicMicroseconds
         var due = lastProgress + Self.stallLimit
         if let abandoned = outstanding.first?.abandonedAt { due = min(due, abandoned + Self.cancelLimit) }
         let wait = UInt32(max(1, min((due - now + 999) / 1_000, Int64(UInt32.max))))
-        watchdog = MainContext.timeout(milliseconds: wait) { [weak self] in
-            guard let self else { return false }
-            self.watchdog = nil
-            self.watchdogFired()
-            return false
-        }
+        watchdog.arm(milliseconds: wait) { [weak self] in self?.watchdogFired() }
     }
 
     private func watchdogFired() {

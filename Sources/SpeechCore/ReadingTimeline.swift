@@ -256,8 +256,7 @@ public struct ReadingTimeline: Equatable, Sendable {
         guard var run, let index = run.begin(tag) else { return [] }
         run.consecutiveLosses += 1
         self.run = run
-        let text = run.utterance.sentences[index].text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        let excerpt = text.count > 60 ? String(text.prefix(57)) + "..." : text
+        let excerpt = run.utterance.sentences[index].excerpt
         let skipped = TimelineAction.warn("\(reason) on sentence \(index + 1) (\"\(excerpt)\"); skipped it")
         if run.consecutiveLosses >= Self.maximumConsecutiveLosses {
             let message = "the speech engine failed on \(run.consecutiveLosses) sentences in a row (\(reason)); reading stopped"

@@ -29,6 +29,13 @@ public struct Sentence: Equatable, Sendable {
     /// sentence, whose text content is `text`; nil for plain text, which is read as `text`.
     public var markup: String?
 
+    /// The start of the sentence's text on one line, for a log line: line breaks read as spaces, at most 60
+    /// characters ("..." ends a cut).
+    public var excerpt: String {
+        let line = textSlice.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > 60 ? String(line.prefix(57)) + "..." : line
+    }
+
     /// Makes a sentence from its range in the utterance and its text (`text.unicodeScalars.count == range.count`),
     /// read with `Utterance.voices[voice]`, and for SSML the markup to synthesize.
     public init(range: Range<Int>, text: String, voice: Int = 0, markup: String? = nil) {
