@@ -100,6 +100,8 @@ public struct Utterance: Equatable, Sendable {
     public var title: String
     /// The `file://` URI the text came from, if any.
     public var url: String?
+    /// The text's title, authors and chapters where its source says them (documents); empty for typed text.
+    public var structure = TextStructure()
 
     /// Creates an utterance read in one language with one voice. `sentences` must not be empty;
     /// `pendingText` > 0 when they are only the first ones (see `pendingText`).
