@@ -80,6 +80,11 @@ enum Introspection {
     <!-- SetVoice: the voice of the text being read (not of queued texts), by name, identifier or BCP 47 tag,
          heard from the next word. Error org.lector.Lector1.Error.UnknownVoice. -->
     <method name="SetVoice"><arg name="voice" type="s" direction="in"/></method>
+    <!-- ReadFrom: reads from the start of the sentence that holds `offset` (Unicode scalars into Text; an offset
+         between two sentences belongs to the one before), whatever the state: stopped or paused, reading starts
+         there. Clients use it for "read from this word". Errors: org.lector.Lector1.Error.NothingToPlay when no
+         text was ever given, org.freedesktop.DBus.Error.InvalidArgs for an offset past the end of Text. -->
+    <method name="ReadFrom"><arg name="offset" type="u" direction="in"/></method>
     <!-- ListVoices: the eSpeak NG voices: (name, identifier, BCP 47 languages, gender "male"/"female"/""). -->
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>

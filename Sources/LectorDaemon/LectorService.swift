@@ -72,6 +72,9 @@ final class LectorService: DBusObject {
         case .setVoice:
             guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }
             try reader.setVoice(name)
+        case .readFrom:
+            guard arguments.count == 1, case .uint32(let offset) = arguments[0] else { throw .invalidArgs("ReadFrom takes (u offset)") }
+            do { try reader.read(fromOffset: Int(offset)) } catch { throw Reader.dbusError(error) }
         case .listVoices:
             let voices = reader.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
