@@ -8,6 +8,7 @@ extension ReaderWindow {
         link.onAppeared = { [weak self] in self?.daemonAppeared() }
         link.onVanished = { [weak self] in
             guard let self else { return }
+            daemonWasLost = true
             say("Lector's daemon stopped; starting it again…")
             showState("stopped")
         }
@@ -18,7 +19,8 @@ extension ReaderWindow {
 
     /// The daemon is on the bus: show what it reads, and its voices.
     private func daemonAppeared() {
-        say("")
+        say(daemonWasLost ? "Lector's daemon stopped; reading goes on with a new one" : "")
+        daemonWasLost = false
         link.properties { [weak self] all in
             guard let self else { return }
             let id = all[Lector1.Property.utterance.rawValue]?.uint64 ?? 0

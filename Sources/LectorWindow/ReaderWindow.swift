@@ -47,6 +47,8 @@ final class ReaderWindow {
     var positionTimer: Source?
     /// Set while the program moves the view, so that only the person's scrolling stops the following.
     var scrollingByProgram = false
+    /// Whether the daemon left the bus since the window last saw it (said when the next one appears).
+    var daemonWasLost = false
 
     init(application: Application, link: DaemonLink) {
         self.link = link
@@ -101,7 +103,7 @@ final class ReaderWindow {
 
         status.setXAlign(0)
         status.setMargins(4)
-        status.accessibleLabel = "Status"
+        status.setAccessibleDescription("Status") // its name is its text, read by screen readers as it changes
         status.addCSSClass("dim-label")
 
         let page = Box(vertical: true)

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+extension Integration {
+    /// The reader window (`lector window`) on a private X server (Xvfb), driven through AT-SPI and the X
+    /// server the way a person would (Tests/window/drive.py): its accessible controls, opening a file, play
+    /// and pause, the highlighted word against the words heard, a click on a word, the comfort settings, a
+    /// daemon that dies while it is open, a text of 5 MB.
+    @Suite(.privateSession)
+    struct Window {
+        static let document = """
+            The first sentence is here. The second sentence follows it, with a few more words to read.
+
+            A new paragraph starts the second part. Its words are read one by one, and the window marks each. \
+            The last sentence ends the text.
+
+            """
+
+        @Test("open a file, pause and play, the highlight follows the words heard, click a word, font and size")
+        func readAlong() async throws {
+            let session = try await world()
+            let desk = try await Desk.open(session)
+            defer { desk.close() }
+
+            let names = try await desk.drive(["names"])
+            #expect(names["unnamed"] as? [String] == [], "\(names)")
+            let controls = names["controls"] as? [String] ?? []
+            for name in ["Play", "Previous sentence", "Next sentence", "Position", "Open a file", "Voice", "Repeat",
+                         "Speaking rate, words per minute", "Sleep timer", "Reading comfort", "Read the clipboard"] {
+                #expect(controls.contains(name), "no control named \(name): \(controls)")
+            }
+
+            let file = session.directory.appendingPathComponent("chapter.txt")
+            try Self.document.write(to: file, atomically: true, encoding: .utf8)
+            var mark = session.recorder.mark()
+            _ = try await desk.drive(["open", file.path])
+            _ = try await session.waitForSentence(containing: "The first sentence", timeout: 10)
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after Open")
+
+            // Space pauses, the Play button plays.
+            _ = try await desk.drive(["key", "space"])
+            #expect(try await session.waitForState("paused", timeout: 5).state == "paused")
+            _ = try await desk.drive(["play"])
+            #expect(try await session.waitForState("reading", timeout: 5).state == "reading")
+
+            let follow = try await desk.drive(["follow", "3"])
+            let off = follow["off"] as? [Int] ?? []
+            #expect((follow["words"] as? Int ?? 0) >= 4, "\(follow)")
+            #expect(off.count >= 20 && off.allSatisfy { $0 <= 1 }, "the highlight strays from the word heard: \(follow)")
+
+            mark = session.recorder.mark()
+            _ = try await desk.drive(["click", "paragraph starts"])
+            let moved = try await session.waitForSentence(containing: "A new paragraph", timeout: 5)
+            #expect(moved.sentence?.hasPrefix("A new paragraph") == true, "\(moved)")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the click")
+
+            _ = try await desk.drive(["comfort", "OpenDyslexic", "20"])
+            let settings = session.directory.appendingPathComponent("config/lector/window.ini")
+            let kept = await poll(timeout: 5, { (try? String(contentsOf: settings, encoding: .utf8)) ?? "" },
+                                  until: { $0.contains("font=OpenDyslexic") && $0.contains("size=20") })
+            #expect(kept.contains("font=OpenDyslexic") && kept.contains("size=20"), "settings kept: \(kept)")
+        }
+
+        @Test("a daemon that dies while the window is open: the window says so, starts another and shows its reading")
+        func daemonDies() async throws {
+            let session = try await world()
+            let desk = try await Desk.open(session)
+            defer { desk.close() }
+            _ = try await session.lector(["read", "A text read before the daemon dies."])
+            _ = try await session.waitForSentence(containing: "A text read", timeout: 10)
+            let before = await session.nameOwner(Lector.busName)
+            try #require(before != nil)
+            await session.runningDaemon?.stop(signal: SIGKILL)
+            let said = await poll(timeout: 5, { (try? await desk.drive(["status"]))?["status"] as? String ?? "" },
+                                  until: { $0.contains("stopped") })
+            #expect(said.contains("daemon stopped"), "status line: \(said)")
+            let after = await poll(timeout: 15, { await session.nameOwner(Lector.busName) }, until: { $0 != nil && $0 != before })
+            #expect(after != nil && after != before, "no new daemon")
+            _ = try await session.lector(["read", "The window follows the new daemon."])
+            let shown = await poll(timeout: 10, { (try? await desk.drive(["text"]))?["text"] as? String ?? "" },
+                                   until: { $0.contains("new daemon") })
+            #expect(shown.contains("new daemon"), "text shown: \(shown)")
+        }
+
+        @Test("a text of 5 MB: the window answers while it is shown in pieces, and shows all of it")
+        func fiveMegabytes() async throws {
+            let session = try await world()
+            let desk = try await Desk.open(session)
+            defer { desk.close() }
+            let paragraph = String(repeating: "A long book has many words in many sentences. ", count: 20) + "\n\n"
+            let book = String(repeating: paragraph, count: 5_000_000 / paragraph.utf8.count + 1)
+            let file = session.directory.appendingPathComponent("book.txt")
+            try book.write(to: file, atomically: true, encoding: .utf8)
+            _ = try await session.lector(["read", "--file", file.path])
+            let started = ContinuousClock.now
+            let answers = try await desk.drive(["count"])
+            let answered = seconds(ContinuousClock.now - started)
+            #expect(answered < 5, "the window took \(answered) s to answer (\(answers))")
+            let total = book.unicodeScalars.count
+            let count = await poll(timeout: 60, every: .milliseconds(500),
+                                   { (try? await desk.drive(["count"]))?["count"] as? Int ?? 0 }, until: { $0 >= total })
+            #expect(count == total, "shown \(count) of \(total) characters")
+        }
+    }
+}
+
+/// A private X server with the reader window on it, and the driver that works it (Tests/window/drive.py).
+struct Desk {
+    let session: PrivateSession
+    let xserver: BackgroundProcess
+    let window: BackgroundProcess
+    let environment: [String: String]
+
+    static let driver = Paths.packageRoot.appendingPathComponent("Tests/window/drive.py").path
+
+    /// Starts Xvfb (choosing a free display itself) and `lector window` on it, and waits until the window is on
+    /// the accessibility bus.
+    static func open(_ session: PrivateSession) async throws -> Desk {
+        let tag = UUID().uuidString.prefix(8)
+        let xserver = try session.spawn("Xvfb", ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                                        tag: "xvfb-\(tag)")
+        let display = await poll(timeout: 10, { xserver.stdout.trimmingCharacters(in: .whitespacesAndNewlines) },
+                                 until: { !$0.isEmpty || !xserver.isRunning })
+        guard !display.isEmpty else {
+            await xserver.stop()
+            throw HarnessError("Xvfb did not start: \(xserver.stderr)")
+        }
+        // X11 without GL; GTK's accessibility through AT-SPI, whose bus the private session bus activates.
+        let environment = ["DISPLAY": ":" + display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "GTK_A11Y": "atspi"]
+        let window = try session.spawn(Paths.lectorBinary, ["window"], tag: "window-\(tag)", environment: environment)
+        let desk = Desk(session: session, xserver: xserver, window: window, environment: environment)
+        do { _ = try await desk.drive(["text"]) } catch {
+            desk.close()
+            throw error
+        }
+        return desk
+    }
+
+    /// Runs one step of the driver; returns its JSON answer. - Throws: `HarnessError` when the step fails.
+    func drive(_ step: [String], timeout: Double = 60) async throws -> [String: Any] {
+        let result = try await session.run("/usr/bin/python3", [Self.driver] + step, timeout: timeout, environment: environment)
+        guard result.status == 0,
+              let answer = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        else {
+            throw HarnessError("drive \(step.joined(separator: " ")): \(result)\nwindow: \(window.stderr.suffix(1500))")
+        }
+        return answer
+    }
+
+    /// Ends the window and the X server.
+    func close() {
+        window.stopNow(grace: 2)
+        xserver.stopNow(grace: 2)
+    }
+}
