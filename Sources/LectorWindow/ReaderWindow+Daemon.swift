@@ -21,6 +21,7 @@ extension ReaderWindow {
     private func daemonAppeared() {
         say(daemonWasLost ? "Lector's daemon stopped; reading goes on with a new one" : "")
         daemonWasLost = false
+        link.call(.watchWords, [.bool(true)]) // the daemon sends Word signals only to the clients that ask
         link.properties { [weak self] all in
             guard let self else { return }
             let id = all[Lector1.Property.utterance.rawValue]?.uint64 ?? 0

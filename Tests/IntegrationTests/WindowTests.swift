@@ -82,6 +82,27 @@ extension Integration {
             #expect(shown.contains("new daemon"), "text shown: \(shown)")
         }
 
+        @Test("no Word signal is sent while no client asked for them (WatchWords); a client that asks gets them")
+        func wordsOnlyWhenAsked() async throws {
+            let session = try await world()
+            // A plain listener: it subscribes to every signal of Lector's object, as any client can.
+            let listener = try session.spawn("gdbus", ["monitor", "--session", "--dest", Lector.busName,
+                                                       "--object-path", "/org/lector/Lector"], tag: "monitor-words")
+            defer { listener.stopNow(grace: 1) }
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await session.lector(["read", "--wait", "Four words heard here. And four more words."], timeout: 30)
+            #expect(listener.stdout.contains(".Sentence"), "the listener heard nothing: \(listener.stdout)")
+            #expect(!listener.stdout.contains(".Word"), "Word signals sent though nobody asked: \(listener.stdout)")
+
+            // A window on screen asks for them, and gets them; the listener still does not.
+            let desk = try await Desk.open(session)
+            defer { desk.close() }
+            _ = try await session.lector(["read", "Words for the window to mark, one after the other, slowly."])
+            let follow = try await desk.drive(["follow", "1.5"])
+            #expect((follow["words"] as? Int ?? 0) >= 2, "\(follow)")
+            #expect(!listener.stdout.contains(".Word"), "Word signals reached a client that did not ask")
+        }
+
         @Test("a text of 5 MB: the window answers while it is shown in pieces, and shows all of it")
         func fiveMegabytes() async throws {
             let session = try await world()

@@ -133,6 +133,9 @@ def step_follow(seconds):
         words.append((time.monotonic(), params.unpack()[1]))
     bus.signal_subscribe("org.lector.Lector", "org.lector.Lector1", "Word", "/org/lector/Lector", None,
                          Gio.DBusSignalFlags.NONE, on_word)
+    # Word signals go only to the clients that ask for them.
+    bus.call_sync("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "WatchWords",
+                  GLib.Variant("(b)", (True,)), None, Gio.DBusCallFlags.NONE, 5000, None)
     view = text_view().queryText()
     samples = []
     deadline = time.monotonic() + seconds
