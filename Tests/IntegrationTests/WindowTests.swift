@@ -103,6 +103,29 @@ extension Integration {
             #expect(!listener.stdout.contains(".Word"), "Word signals reached a client that did not ask")
         }
 
+        @Test("MPRIS Raise starts the window when none is open, and brings up the one that is")
+        func raise() async throws {
+            let session = try await world(.bare)
+            let (xserver, display) = try await Desk.xserver(session, tag: "raise")
+            defer { xserver.stopNow(grace: 2) }
+            // The daemon's environment is the window's: a desktop session's (here, the X server's).
+            try await Desk.endDaemon(session)
+            try await session.startDaemon(environment: display)
+            try await session.ensureMPRIS()
+            let root = ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector", "--object-path", "/org/mpris/MediaPlayer2"]
+            let can = try await session.run("gdbus", root + ["--method", "org.freedesktop.DBus.Properties.Get",
+                                                             "org.mpris.MediaPlayer2", "CanRaise"])
+            #expect(can.stdout.contains("true"), "\(can)")
+            let raised = try await session.run("gdbus", root + ["--method", "org.mpris.MediaPlayer2.Raise"])
+            #expect(raised.status == 0, "\(raised)")
+            let window = await poll(timeout: 15, { await session.nameOwner("org.lector.Lector.Window") }, until: { $0 != nil })
+            #expect(window != nil, "no window after Raise\n\(session.daemonLogs())")
+            let again = try await session.run("gdbus", root + ["--method", "org.mpris.MediaPlayer2.Raise"])
+            #expect(again.status == 0, "\(again)")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(await session.nameOwner("org.lector.Lector.Window") == window, "a second Raise started a second window")
+        }
+
         @Test("a text of 5 MB: the window answers while it is shown in pieces, and shows all of it")
         func fiveMegabytes() async throws {
             let session = try await world()
@@ -138,6 +161,19 @@ struct Desk {
     /// the accessibility bus.
     static func open(_ session: PrivateSession) async throws -> Desk {
         let tag = UUID().uuidString.prefix(8)
+        let (xserver, environment) = try await xserver(session, tag: String(tag))
+        let window = try session.spawn(Paths.lectorBinary, ["window"], tag: "window-\(tag)", environment: environment)
+        let desk = Desk(session: session, xserver: xserver, window: window, environment: environment)
+        do { _ = try await desk.drive(["text"]) } catch {
+            desk.close()
+            throw error
+        }
+        return desk
+    }
+
+    /// Starts Xvfb (it chooses a free display) and returns it with the environment that puts GTK on it: X11
+    /// without GL, accessibility through AT-SPI (whose bus the private session bus activates).
+    static func xserver(_ session: PrivateSession, tag: String) async throws -> (BackgroundProcess, [String: String]) {
         let xserver = try session.spawn("Xvfb", ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
                                         tag: "xvfb-\(tag)")
         let display = await poll(timeout: 10, { xserver.stdout.trimmingCharacters(in: .whitespacesAndNewlines) },
@@ -146,15 +182,21 @@ struct Desk {
             await xserver.stop()
             throw HarnessError("Xvfb did not start: \(xserver.stderr)")
         }
-        // X11 without GL; GTK's accessibility through AT-SPI, whose bus the private session bus activates.
-        let environment = ["DISPLAY": ":" + display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "GTK_A11Y": "atspi"]
-        let window = try session.spawn(Paths.lectorBinary, ["window"], tag: "window-\(tag)", environment: environment)
-        let desk = Desk(session: session, xserver: xserver, window: window, environment: environment)
-        do { _ = try await desk.drive(["text"]) } catch {
-            desk.close()
-            throw error
+        return (xserver, ["DISPLAY": ":" + display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "GTK_A11Y": "atspi"])
+    }
+
+    /// Ends the daemon that owns Lector's name, whoever started it (a window starts one of its own).
+    static func endDaemon(_ session: PrivateSession) async throws {
+        guard let owner = await session.nameOwner(Lector.busName) else { return }
+        let answer = try await session.run("gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
+                                                     "/org/freedesktop/DBus", "--method",
+                                                     "org.freedesktop.DBus.GetConnectionUnixProcessID", owner])
+        // "(uint32 1234,)"
+        guard let pid = answer.stdout.split(separator: " ").last.flatMap({ Int32($0.filter(\.isNumber)) }) else { throw HarnessError("no pid for \(owner): \(answer)") }
+        kill(pid, SIGTERM)
+        guard await eventually(timeout: 5, { await session.nameOwner(Lector.busName) == nil }) else {
+            throw HarnessError("the daemon \(pid) did not end")
         }
-        return desk
     }
 
     /// Runs one step of the driver; returns its JSON answer. - Throws: `HarnessError` when the step fails.
