@@ -7,7 +7,23 @@ public final class Application: Object {
     /// An application with the D-Bus name and object path derived from `id` (e.g. `org.lector.Lector.Window`
     /// at `/org/lector/Lector/Window`, which exports `org.freedesktop.Application`).
     public init(id: String) {
-        super.init(adw_application_new(id, G_APPLICATION_DEFAULT_FLAGS))
+        super.init(adw_application_new(id, G_APPLICATION_HANDLES_OPEN))
+    }
+
+    /// Calls `body` with the local paths of the files (or `file://` URIs) given on the command line, of
+    /// this launch or of a second one (then instead of `onActivate`).
+    public func onOpen(_ body: @escaping ([String]) -> Void) {
+        let callback: @convention(c) (gpointer?, UnsafeMutablePointer<OpaquePointer?>?, gint, UnsafePointer<CChar>?, gpointer?) -> Void = {
+            _, files, count, _, data in
+            var paths: [String] = []
+            for i in 0..<Int(count) {
+                guard let file = files?[i], let path = g_file_get_path(file) else { continue }
+                paths.append(String(cString: path))
+                g_free(path)
+            }
+            Unmanaged<CallbackBox<([String]) -> Void>>.fromOpaque(data!).takeUnretainedValue().value(paths)
+        }
+        _ = connect("open", unsafeBitCast(callback, to: GCallback.self), CallbackBox(body))
     }
 
     /// Calls `body` when the application is activated: at the first launch, by a second launch, and by

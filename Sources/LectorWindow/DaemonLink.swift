@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import GLibKit
 import LectorClient
 import LectorCommon
@@ -21,6 +22,8 @@ final class DaemonLink {
     private var watch: NameWatch?
     private var subscriptions: [Subscription] = []
     private(set) var isConnected = false
+    /// Calls asked for while no daemon was on the bus, made once one appears (a file given at launch).
+    private var waiting: [() -> Void] = []
     /// Starts made while the daemon is absent, so that one that cannot start is not started in a loop.
     private var starts = 0
 
@@ -47,6 +50,9 @@ final class DaemonLink {
             isConnected = true
             starts = 0
             onAppeared()
+            let calls = waiting
+            waiting = []
+            for call in calls { call() }
         }, vanished: { [weak self] in
             guard let self else { return }
             let was = isConnected
@@ -80,6 +86,17 @@ final class DaemonLink {
     /// Calls a method of `org.lector.Lector1`; `reply` gets the out-arguments (failures go to `onProblem`).
     func call(_ method: Lector1.Method, _ arguments: [Variant] = [], fileDescriptors: [Int32] = [],
               reply: @escaping ([Variant]) -> Void = { _ in }) {
+        guard isConnected else {
+            // Made once the daemon is there; a descriptor is duplicated now, so that it outlives its caller's.
+            let copies = fileDescriptors.map { fcntl($0, F_DUPFD_CLOEXEC, 3) }
+            waiting.append { [weak self] in
+                self?.call(method, arguments, fileDescriptors: copies) { out in
+                    for fd in copies { close(fd) }
+                    reply(out)
+                }
+            }
+            return
+        }
         connection.call(destination: Names.bus, path: Names.path, interface: Names.interface, method: method.rawValue,
                         arguments: arguments, fileDescriptors: fileDescriptors, autoStart: false) { [weak self] result in
             switch result {

@@ -10,7 +10,8 @@ public enum WindowApp {
     public static let applicationID = "org.lector.Lector.Window"
 
     /// Runs the window until it is closed; returns the exit status. `arguments` is argv (with "window" after
-    /// the program name when started through `lector window`).
+    /// the program name when started through `lector window`), then files to read (paths or `file://` URIs:
+    /// the first is read), and GApplication's options (`--gapplication-service` for D-Bus activation).
     public static func main(_ arguments: [String]) -> Int32 {
         let connection: DBusConnection
         do { connection = try DBusConnection.session() } catch {
@@ -19,16 +20,22 @@ public enum WindowApp {
         }
         let app = Application(id: applicationID)
         var reader: ReaderWindow?
-        app.onActivate {
-            if reader == nil {
-                let link = DaemonLink(connection: connection)
-                reader = ReaderWindow(application: app, link: link)
-                link.start()
-            }
-            reader?.present()
+        func show() -> ReaderWindow {
+            if let reader { return reader }
+            let link = DaemonLink(connection: connection)
+            let made = ReaderWindow(application: app, link: link)
+            reader = made
+            link.start()
+            return made
+        }
+        app.onActivate { show().present() }
+        app.onOpen { paths in
+            let window = show()
+            window.present()
+            if let first = paths.first { window.open(first) }
         }
         var args = arguments
         if args.count > 1, args[1] == "window" { args.remove(at: 1) }
-        return app.run(Array(args.prefix(1)))
+        return app.run(args)
     }
 }

@@ -80,6 +80,13 @@ extension Integration {
             let shown = await poll(timeout: 10, { (try? await desk.drive(["text"]))?["text"] as? String ?? "" },
                                    until: { $0.contains("new daemon") })
             #expect(shown.contains("new daemon"), "text shown: \(shown)")
+
+            // `lector window FILE` with a window open: that window reads the file (one window per session).
+            let file = session.directory.appendingPathComponent("given.txt")
+            try "A file given to lector window on the command line.".write(to: file, atomically: true, encoding: .utf8)
+            let second = try await session.run(Paths.lectorBinary, ["window", file.path], timeout: 20, environment: desk.environment)
+            #expect(second.status == 0, "\(second)")
+            _ = try await session.waitForSentence(containing: "A file given", timeout: 10)
         }
 
         @Test("no Word signal is sent while no client asked for them (WatchWords); a client that asks gets them")
