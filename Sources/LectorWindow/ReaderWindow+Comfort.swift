@@ -86,7 +86,7 @@ extension ReaderWindow {
     func applySettings() {
         clamp.setMaximumWidth(settings.width)
         let between = settings.pixelsBetweenLines
-        text.setSpacing(insideWrap: between, belowLines: between + settings.size)
+        text.setSpacing(insideWrap: between, belowLines: between)
         StyleManager.setDark(settings.style == "system" ? nil : settings.style == "dark")
         applyColours()
     }
