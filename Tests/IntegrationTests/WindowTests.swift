@@ -59,6 +59,13 @@ extension Integration {
             let kept = await poll(timeout: 5, { (try? String(contentsOf: settings, encoding: .utf8)) ?? "" },
                                   until: { $0.contains("font=OpenDyslexic") && $0.contains("size=20") })
             #expect(kept.contains("font=OpenDyslexic") && kept.contains("size=20"), "settings kept: \(kept)")
+
+            // Closing the window (its Close button) leaves the reading going.
+            _ = try await session.lector(["read", Lector.veryLong])
+            _ = try await session.waitForState("reading", timeout: 5)
+            _ = try await desk.drive(["close"])
+            #expect(await desk.window.waitForExit(timeout: 5) != nil, "the window is still open")
+            #expect(try await session.status().state == "reading", "closing the window stopped the reading")
         }
 
         @Test("a daemon that dies while the window is open: the window says so, starts another and shows its reading")
@@ -101,10 +108,15 @@ extension Integration {
             #expect(listener.stdout.contains(".Sentence"), "the listener heard nothing: \(listener.stdout)")
             #expect(!listener.stdout.contains(".Word"), "Word signals sent though nobody asked: \(listener.stdout)")
 
-            // A window on screen asks for them, and gets them; the listener still does not.
+            // A window opened while a text is read shows it at once; it asks for the words, and gets them; the
+            // listener still does not.
+            _ = try await session.lector(["read", "Words for the window to mark, one after the other, slowly."])
+            _ = try await session.waitForState("reading", timeout: 5)
             let desk = try await Desk.open(session)
             defer { desk.close() }
-            _ = try await session.lector(["read", "Words for the window to mark, one after the other, slowly."])
+            let shown = await poll(timeout: 5, { (try? await desk.drive(["text"]))?["text"] as? String ?? "" },
+                                   until: { $0.hasPrefix("Words for the window") })
+            #expect(shown.hasPrefix("Words for the window"), "text shown: \(shown)")
             let follow = try await desk.drive(["follow", "1.5"])
             #expect((follow["words"] as? Int ?? 0) >= 2, "\(follow)")
             #expect(!listener.stdout.contains(".Word"), "Word signals reached a client that did not ask")

@@ -16,6 +16,7 @@ Steps:
   count                      the characters shown so far: {"count": n}
   key NAME                   presses a key (xdotool's names: space, Right)
   status                     the window's status line: {"status": ...}
+  close                      presses the window's Close button
 """
 import json, subprocess, sys, time
 import pyatspi
@@ -206,6 +207,10 @@ def step_status():
 def step_count():
     return {"count": text_view().queryText().characterCount}
 
+def step_close():
+    press(named(app(), "push button", "Close"))
+    return {}
+
 def step_text():
     view = text_view().queryText()
     return {"text": view.getText(0, -1), "caret": view.caretOffset}
@@ -214,5 +219,5 @@ if __name__ == "__main__":
     step, args = sys.argv[1], sys.argv[2:]
     result = {"names": step_names, "open": step_open, "play": step_play, "follow": lambda s: step_follow(float(s)),
               "click": step_click, "comfort": step_comfort, "text": step_text,
-              "key": step_key, "status": step_status, "count": step_count}[step](*args)
+              "key": step_key, "status": step_status, "count": step_count, "close": step_close}[step](*args)
     print(json.dumps(result))
