@@ -123,6 +123,14 @@ final class DaemonLink {
         }
     }
 
+    /// Reads a property of the MPRIS player (Rate, LoopStatus); `reply` gets its value (nothing on failure).
+    func playerProperty(_ name: String, _ reply: @escaping (Variant) -> Void) {
+        connection.call(destination: Names.bus, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                        arguments: [.string(MPRIS.playerInterface), .string(name)], autoStart: false) { result in
+            if case .success(let out) = result, case .variant(let value)? = out.first { reply(value) }
+        }
+    }
+
     /// Reads every property of `org.lector.Lector1` (GetAll); `reply` gets them by name.
     func properties(_ reply: @escaping ([String: Variant]) -> Void) {
         connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",

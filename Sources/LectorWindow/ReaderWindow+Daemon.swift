@@ -30,14 +30,29 @@ extension ReaderWindow {
             }
             propertiesChanged(all, invalidated: [])
         }
+        // The rate and repeat the daemon has (MPRIS Rate: 1.0 is the default rate, 175 words per minute).
+        link.playerProperty("Rate") { [weak self] value in
+            guard let self, let ratio = value.double else { return }
+            showingDaemonValues = true
+            rate.value = (ratio * Double(SpeakOptions.defaultRate)).rounded()
+            showingDaemonValues = false
+        }
+        link.playerProperty("LoopStatus") { [weak self] value in
+            guard let self, let loop = value.string else { return }
+            showingDaemonValues = true
+            repeatButton.isActive = loop != "None"
+            showingDaemonValues = false
+        }
         link.call(.listVoices) { [weak self] out in
             guard let self, let list = out.first?.array else { return }
             voiceList = list.compactMap { v in
                 guard let t = v.tuple, t.count == 4, let name = t[0].string, let id = t[1].string else { return nil }
                 return (name, id)
             }
+            showingDaemonValues = true
             voices.setItems(voiceList.map(\.name))
             voices.selected = nil
+            showingDaemonValues = false
         }
     }
 
@@ -47,7 +62,9 @@ extension ReaderWindow {
         if let s = p[.state]?.string { showState(s) }
         if let l = p[.length]?.int64 { lengthMicroseconds = l; showTime() }
         if let v = p[.voice]?.string, let i = voiceList.firstIndex(where: { $0.name == v }), voices.selected != i {
+            showingDaemonValues = true
             voices.selected = i
+            showingDaemonValues = false
         }
         if let id = p[.utterance]?.uint64, id != model.utterance { fetchText(id) }
         if invalidated.contains(Lector1.Property.text.rawValue) { fetchText(p[.utterance]?.uint64 ?? model.utterance, again: true) }

@@ -47,6 +47,8 @@ final class ReaderWindow {
     var positionTimer: Source?
     /// Set while the program moves the view, so that only the person's scrolling stops the following.
     var scrollingByProgram = false
+    /// Set while controls show values read from the daemon, so that showing them does not send them back.
+    var showingDaemonValues = false
     /// Whether the daemon left the bus since the window last saw it (said when the next one appears).
     var daemonWasLost = false
 
@@ -123,16 +125,16 @@ final class ReaderWindow {
         pasteButton.onClicked { [weak self] in self?.paste() }
         backButton.onClicked { [weak self] in self?.backToReading() }
         repeatButton.onToggled { [weak self] in
-            guard let self else { return }
+            guard let self, !showingDaemonValues else { return }
             link.setPlayerProperty("LoopStatus", .string(repeatButton.isActive ? "Playlist" : "None"))
         }
         seekBar.onMoved { [weak self] seconds in self?.seek(toSeconds: seconds) }
         rate.onChanged { [weak self] in
-            guard let self else { return }
+            guard let self, !showingDaemonValues else { return }
             link.call(.setRate, [.int32(Int32(rate.value))])
         }
         voices.onSelected { [weak self] in
-            guard let self, let i = voices.selected, voiceList.indices.contains(i) else { return }
+            guard let self, !showingDaemonValues, let i = voices.selected, voiceList.indices.contains(i) else { return }
             link.call(.setVoice, [.string(voiceList[i].identifier)])
         }
         text.add(ClickGesture { [weak self] x, y in self?.clicked(x: x, y: y) })

@@ -54,6 +54,15 @@ extension Integration {
             #expect(moved.sentence?.hasPrefix("A new paragraph") == true, "\(moved)")
             #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the click")
 
+            // The rate set in the window reaches the daemon (MPRIS Rate: 250 / 175 words per minute).
+            _ = try await desk.drive(["rate", "250"])
+            let rate = await poll(timeout: 5, {
+                (try? await session.run("gdbus", ["call", "--session", "--dest", Lector.busName, "--object-path",
+                                                  "/org/mpris/MediaPlayer2", "--method", "org.freedesktop.DBus.Properties.Get",
+                                                  "org.mpris.MediaPlayer2.Player", "Rate"]))?.stdout ?? ""
+            }, until: { $0.contains("1.428") })
+            #expect(rate.contains("1.428"), "MPRIS Rate after 250 wpm in the window: \(rate)")
+
             _ = try await desk.drive(["comfort", "OpenDyslexic", "20"])
             let settings = session.directory.appendingPathComponent("config/lector/window.ini")
             let kept = await poll(timeout: 5, { (try? String(contentsOf: settings, encoding: .utf8)) ?? "" },

@@ -17,6 +17,7 @@ Steps:
   key NAME                   presses a key (xdotool's names: space, Right)
   status                     the window's status line: {"status": ...}
   close                      presses the window's Close button
+  rate WPM                   sets the speaking rate in its spin button
 """
 import json, subprocess, sys, time
 import pyatspi
@@ -207,6 +208,10 @@ def step_status():
 def step_count():
     return {"count": text_view().queryText().characterCount}
 
+def step_rate(wpm):
+    named(app(), "spin button", "Speaking rate, words per minute").queryValue().currentValue = float(wpm)
+    return {}
+
 def step_close():
     press(named(app(), "push button", "Close"))
     return {}
@@ -219,5 +224,6 @@ if __name__ == "__main__":
     step, args = sys.argv[1], sys.argv[2:]
     result = {"names": step_names, "open": step_open, "play": step_play, "follow": lambda s: step_follow(float(s)),
               "click": step_click, "comfort": step_comfort, "text": step_text,
-              "key": step_key, "status": step_status, "count": step_count, "close": step_close}[step](*args)
+              "key": step_key, "status": step_status, "count": step_count, "close": step_close,
+              "rate": step_rate}[step](*args)
     print(json.dumps(result))
