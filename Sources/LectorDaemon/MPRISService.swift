@@ -32,6 +32,7 @@ final class MPRISService: DBusDeferringObject {
 
     /// Whether Raise can show the reader window (`lector-window` is there).
     private let canRaise = WindowRaiser.isAvailable
+    private let windowRaiser = WindowRaiser()
 
     init(reader: Reader, quit: @escaping () -> Void) {
         self.reader = reader
@@ -54,7 +55,7 @@ final class MPRISService: DBusDeferringObject {
         let loaded = reader.current != nil
         switch (interface, method) {
         case (Self.rootInterface, MPRIS.RootMethod.raise.rawValue):
-            if let connection { WindowRaiser.raise(on: connection) } // the reader window (CanRaise when it is built)
+            if let connection { windowRaiser.raise(on: connection) } // the reader window (CanRaise when it is built)
         case (Self.rootInterface, MPRIS.RootMethod.quit.rawValue):
             Log.message("ending: MPRIS Quit from \(sender)")
             quit()

@@ -6,8 +6,14 @@ import LectorCommon
 /// `org.lector.Lector.Window` and exports `org.freedesktop.Application` at `/org/lector/Lector/Window`
 /// (Desktop Entry Specification, "D-Bus Activation"). `Activate` shows a running window; an installed Lector
 /// has a D-Bus service file that starts one; otherwise `lector-window` is started here, detached.
-/// Nothing waits: the call is asynchronous and the spawn returns at once.
+/// Nothing waits: the call is asynchronous and the spawn returns at once. At most one window is started per
+/// `spawnInterval`, however often Raise is called (a window takes a moment to own its name).
 final class WindowRaiser {
+    /// The least time between two starts of `lector-window`, µs (2 s).
+    static let spawnInterval: Int64 = 2_000_000
+    /// When a window was last started (monotonic µs).
+    private var lastSpawn: Int64?
+
     /// The window's bus name (its GApplication id).
     static let busName = "org.lector.Lector.Window"
     /// Its GApplication object.
@@ -26,14 +32,17 @@ final class WindowRaiser {
 
     /// Shows the window on `connection`'s bus: Activate (which D-Bus activation may start), else a new
     /// `lector-window` process. A failure is one log line.
-    static func raise(on connection: DBusConnection) {
-        connection.call(destination: busName, path: path, interface: "org.freedesktop.Application", method: "Activate",
-                        arguments: [.dictionary(valueType: "v", [:])], timeoutMilliseconds: 10_000) { result in
-            guard case .failure(let error) = result else { return }
+    func raise(on connection: DBusConnection) {
+        connection.call(destination: Self.busName, path: Self.path, interface: "org.freedesktop.Application", method: "Activate",
+                        arguments: [.dictionary(valueType: "v", [:])], timeoutMilliseconds: 10_000) { [weak self] result in
+            guard let self, case .failure(let error) = result else { return }
             guard error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn") else {
                 return Log.warning("cannot raise the window: \(error.message)")
             }
-            if let problem = spawn() { Log.warning("cannot start the window: \(problem)") }
+            let now = MainContext.monotonicMicroseconds
+            if let last = lastSpawn, now - last < Self.spawnInterval { return }
+            lastSpawn = now
+            if let problem = Self.spawn() { Log.warning("cannot start the window: \(problem)") }
         }
     }
 
