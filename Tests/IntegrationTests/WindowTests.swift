@@ -34,7 +34,8 @@ extension Integration {
             try Self.document.write(to: file, atomically: true, encoding: .utf8)
             var mark = session.recorder.mark()
             _ = try await desk.drive(["open", file.path])
-            _ = try await session.waitForSentence(containing: "The first sentence", timeout: 10)
+            let opened = try await session.waitForSentence(containing: "The first sentence", timeout: 10)
+            #expect(opened.sentence?.contains("The first sentence") == true, "after Open: \(opened)")
             #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after Open")
 
             // Space pauses, the Play button plays.
@@ -53,6 +54,14 @@ extension Integration {
             let moved = try await session.waitForSentence(containing: "A new paragraph", timeout: 5)
             #expect(moved.sentence?.hasPrefix("A new paragraph") == true, "\(moved)")
             #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the click")
+
+            // → moves to the next sentence, ← back.
+            _ = try await desk.drive(["key", "Right"])
+            let next = try await session.waitForSentence(containing: "Its words are read", timeout: 5)
+            #expect(next.sentence?.contains("Its words are read") == true, "after →: \(next)")
+            _ = try await desk.drive(["key", "Left"])
+            let back = try await session.waitForSentence(containing: "A new paragraph", timeout: 5)
+            #expect(back.sentence?.contains("A new paragraph") == true, "after ←: \(back)")
 
             // The rate set in the window reaches the daemon (MPRIS Rate: 250 / 175 words per minute).
             _ = try await desk.drive(["rate", "250"])
@@ -102,7 +111,8 @@ extension Integration {
             try "A file given to lector window on the command line.".write(to: file, atomically: true, encoding: .utf8)
             let second = try await session.run(Paths.lectorBinary, ["window", file.path], timeout: 20, environment: desk.environment)
             #expect(second.status == 0, "\(second)")
-            _ = try await session.waitForSentence(containing: "A file given", timeout: 10)
+            let given = try await session.waitForSentence(containing: "A file given", timeout: 10)
+            #expect(given.sentence?.contains("A file given") == true, "after lector window FILE: \(given)")
         }
 
         @Test("no Word signal is sent while no client asked for them (WatchWords); a client that asks gets them")
