@@ -80,7 +80,8 @@ enum Introspection {
     <!-- SetVoice: the voice of the text being read (not of queued texts), by name, identifier or BCP 47 tag,
          heard from the next word. Error org.lector.Lector1.Error.UnknownVoice. -->
     <method name="SetVoice"><arg name="voice" type="s" direction="in"/></method>
-    <!-- ReadFrom: reads from the start of the sentence that holds `offset` (Unicode scalars into Text; an offset
+    <!-- ReadFrom: reads from the word that holds `offset` (Unicode scalars into Text) when its sentence was
+         synthesized before (heard, or just ahead), else from the start of the sentence that holds it (an offset
          between two sentences belongs to the one before), whatever the state: stopped or paused, reading starts
          there. Clients use it for "read from this word". Errors: org.lector.Lector1.Error.NothingToPlay when no
          text was ever given, org.freedesktop.DBus.Error.InvalidArgs for an offset past the end of Text. -->

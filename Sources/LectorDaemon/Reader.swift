@@ -202,15 +202,17 @@ final class Reader {
         return true
     }
 
-    /// Reads from the sentence that holds text offset `offset` (Unicode scalars into the current text; an
+    /// Reads from the word that holds text offset `offset` (Unicode scalars into the current text) when its
+    /// sentence was synthesized before (its words are known), else from the start of that sentence (an
     /// offset between sentences belongs to the sentence before it), cutting the rest of a long text first
     /// when the offset lies beyond what is cut. Reading starts there whatever the state (paused resumes).
     /// - Throws: `SpeechError.nothingToPlay` with no text, `.noSuchSentence` for an offset past the text.
     func read(fromOffset offset: Int) throws(SpeechError) {
         if let u = current, !u.isComplete, offset >= (u.sentences.last?.range.upperBound ?? 0) { pending.finish() }
-        guard let u = current else { throw .nothingToPlay }
+        guard let u = current, !u.sentences.isEmpty else { throw .nothingToPlay }
         guard offset >= 0, offset < u.text.unicodeScalars.count else { throw .noSuchSentence(.max) }
-        try jump(to: Self.sentence(holding: offset, in: u.sentences))
+        let index = Self.sentence(holding: offset, in: u.sentences)
+        try engine.jump(toSentence: index, textOffset: offset - u.sentences[index].range.lowerBound)
         if state == .paused { resume() }
     }
 

@@ -63,6 +63,16 @@ extension Integration {
             let back = try await session.waitForSentence(containing: "A new paragraph", timeout: 5)
             #expect(back.sentence?.contains("A new paragraph") == true, "after ←: \(back)")
 
+            // A word of a sentence heard before: the reading goes on from that word, not from its sentence's start.
+            let few = try await desk.drive(["click", "few more words"])["offset"] as? Int ?? -1
+            // The first word highlighted in that sentence after the click, past its start (where the caret goes with
+            // the Sentence event; it sat in a later sentence before).
+            let sentenceStart = (Self.document as NSString).range(of: "The second").location
+            let caret = await poll(timeout: 5, every: .milliseconds(20),
+                                   { (try? await desk.drive(["text"]))?["caret"] as? Int ?? -1 },
+                                   until: { $0 > sentenceStart && $0 < few + 30 })
+            #expect(caret >= few && caret < few + 30, "the word heard after clicking “few” (at \(few)) is at \(caret)")
+
             // The rate set in the window reaches the daemon (MPRIS Rate: 250 / 175 words per minute).
             _ = try await desk.drive(["rate", "250"])
             let rate = await poll(timeout: 5, {
