@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import GLibKit
 import GtkKit
 import LectorCommon
@@ -65,6 +66,9 @@ extension ReaderWindow {
             showingDaemonValues = true
             voices.selected = i
             showingDaemonValues = false
+        }
+        if let timer = p[.sleepTimer]?.tuple, timer.count == 2, let mode = timer[0].string {
+            showSleepTimer(mode: mode, at: timer[1].int64 ?? 0)
         }
         if let id = p[.utterance]?.uint64, id != model.utterance { fetchText(id) }
         if invalidated.contains(Lector1.Property.text.rawValue) { fetchText(p[.utterance]?.uint64 ?? model.utterance, again: true) }
@@ -179,6 +183,26 @@ extension ReaderWindow {
             positionMicroseconds = p
             showTime()
         }
+    }
+
+    /// The sleep timer on the sleep button's tooltip and name: off, at a time (µs since the Unix epoch, shown
+    /// as local hours and minutes), or at the end of the paragraph.
+    private func showSleepTimer(mode: String, at microseconds: Int64) {
+        let what: String
+        switch mode {
+        case "time": what = "Sleep timer: pauses at " + Self.localTime(microseconds)
+        case "paragraph": what = "Sleep timer: pauses at the end of this paragraph"
+        default: what = "Sleep timer"
+        }
+        sleepButton.accessibleLabel = what
+        sleepButton.tooltip = what
+    }
+
+    static func localTime(_ microseconds: Int64) -> String {
+        var seconds = time_t(microseconds / 1_000_000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return "\(parts.tm_hour):" + (parts.tm_min < 10 ? "0" : "") + "\(parts.tm_min)"
     }
 
     func showTime() {

@@ -16,6 +16,7 @@ final class ReaderWindow {
     let scroller: ScrolledWindow
     let clamp: ClampScrollable
     let backButton = Button(text: "_Back to the reading")
+
     let sentenceTag: TextTag
     let wordTag: TextTag
     /// The ranges the tags are on now.
@@ -38,6 +39,8 @@ final class ReaderWindow {
     let rate = SpinButton(lower: Double(SpeakOptions.rates.lowerBound), upper: Double(SpeakOptions.rates.upperBound), step: 5)
     let voices = DropDown([])
     let status = Label("")
+    /// The sleep timer's menu button (its name says when reading pauses).
+    var sleepButton: MenuButton!
 
     // State from the daemon
     var state = "stopped"
@@ -72,7 +75,8 @@ final class ReaderWindow {
         header.packStart(pasteButton)
         header.packEnd(MenuButton(iconName: "preferences-desktop-font-symbolic", label: "Reading comfort",
                                   content: comfortPanel()))
-        header.packEnd(MenuButton(iconName: "alarm-symbolic", label: "Sleep timer", content: sleepPanel()))
+        sleepButton = MenuButton(iconName: "alarm-symbolic", label: "Sleep timer", content: sleepPanel())
+        header.packEnd(sleepButton)
 
         text.addCSSClass("lector-text")
         text.accessibleLabel = "Text being read"

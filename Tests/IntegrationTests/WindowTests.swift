@@ -73,6 +73,15 @@ extension Integration {
                                    until: { $0 > sentenceStart && $0 < few + 30 })
             #expect(caret >= few && caret < few + 30, "the word heard after clicking “few” (at \(few)) is at \(caret)")
 
+            // The sleep timer set in the window: the daemon's timer is on, and the button says until when.
+            _ = try await desk.drive(["sleep", "In 15 minutes"])
+            let sleep = await poll(timeout: 5, { try? await session.status() }, until: { $0?.fields["sleep"]?.hasPrefix("until") == true })
+            #expect(sleep?.fields["sleep"]?.hasPrefix("until") == true, "\(String(describing: sleep))")
+            let named = await poll(timeout: 5, { (try? await desk.drive(["names"]))?["controls"] as? [String] ?? [] },
+                                   until: { $0.contains { $0.hasPrefix("Sleep timer: pauses at") } })
+            #expect(named.contains { $0.hasPrefix("Sleep timer: pauses at") }, "\(named)")
+            _ = try await desk.drive(["sleep", "Off"])
+
             // The rate set in the window reaches the daemon (MPRIS Rate: 250 / 175 words per minute).
             _ = try await desk.drive(["rate", "250"])
             let rate = await poll(timeout: 5, {
@@ -123,6 +132,13 @@ extension Integration {
             #expect(second.status == 0, "\(second)")
             let given = try await session.waitForSentence(containing: "A file given", timeout: 10)
             #expect(given.sentence?.contains("A file given") == true, "after lector window FILE: \(given)")
+
+            // A file that cannot be read: one line in the window.
+            let missing = session.directory.appendingPathComponent("no-such-file.txt").path
+            _ = try await session.run(Paths.lectorBinary, ["window", missing], timeout: 20, environment: desk.environment)
+            let said2 = await poll(timeout: 5, { (try? await desk.drive(["status"]))?["status"] as? String ?? "" },
+                                   until: { $0.contains("no-such-file") })
+            #expect(said2.contains("no-such-file") && !said2.contains("\n"), "status line: \(said2)")
         }
 
         @Test("no Word signal is sent while no client asked for them (WatchWords); a client that asks gets them")

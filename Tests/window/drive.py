@@ -18,6 +18,7 @@ Steps:
   status                     the window's status line: {"status": ...}
   close                      presses the window's Close button
   rate WPM                   sets the speaking rate in its spin button
+  sleep LABEL                chooses LABEL ("In 15 minutes", "Off") in the sleep timer's panel
 """
 import json, subprocess, sys, time
 import pyatspi
@@ -212,6 +213,19 @@ def step_rate(wpm):
     named(app(), "spin button", "Speaking rate, words per minute").queryValue().currentValue = float(wpm)
     return {}
 
+def step_sleep(label):
+    # Its name says when the timer pauses the reading ("Sleep timer: pauses at 10:45").
+    press(until(10, lambda: find(app(), lambda n: n.getRoleName() == "push button" and (n.name or "").startswith("Sleep timer")),
+                "the sleep timer button"))
+    # A button with a text is named by its label (GTK makes the label its child).
+    text = named(app(), "label", label)
+    button = text.parent
+    while button is not None and button.getRoleName() != "push button":
+        button = button.parent
+    press(button)
+    xdotool("key", "Escape")
+    return {}
+
 def step_close():
     press(named(app(), "push button", "Close"))
     return {}
@@ -225,5 +239,5 @@ if __name__ == "__main__":
     result = {"names": step_names, "open": step_open, "play": step_play, "follow": lambda s: step_follow(float(s)),
               "click": step_click, "comfort": step_comfort, "text": step_text,
               "key": step_key, "status": step_status, "count": step_count, "close": step_close,
-              "rate": step_rate}[step](*args)
+              "rate": step_rate, "sleep": step_sleep}[step](*args)
     print(json.dumps(result))
