@@ -133,6 +133,11 @@ extension Integration {
             let given = try await session.waitForSentence(containing: "A file given", timeout: 10)
             #expect(given.sentence?.contains("A file given") == true, "after lector window FILE: \(given)")
 
+            // Ctrl+V reads the clipboard.
+            _ = try await desk.drive(["paste", "Words pasted from the clipboard."])
+            let pasted = try await session.waitForSentence(containing: "Words pasted", timeout: 10)
+            #expect(pasted.sentence?.contains("Words pasted") == true, "after Ctrl+V: \(pasted)")
+
             // A file that cannot be read: one line in the window.
             let missing = session.directory.appendingPathComponent("no-such-file.txt").path
             _ = try await session.run(Paths.lectorBinary, ["window", missing], timeout: 20, environment: desk.environment)

@@ -18,6 +18,7 @@ Steps:
   status                     the window's status line: {"status": ...}
   close                      presses the window's Close button
   rate WPM                   sets the speaking rate in its spin button
+  paste TEXT                 puts TEXT on the clipboard and presses Ctrl+V in the window
   sleep LABEL                chooses LABEL ("In 15 minutes", "Off") in the sleep timer's panel
 """
 import json, subprocess, sys, time
@@ -226,6 +227,11 @@ def step_sleep(label):
     xdotool("key", "Escape")
     return {}
 
+def step_paste(text):
+    """Puts TEXT on the clipboard (xclip owns it until the X server ends) and presses Ctrl+V in the window."""
+    subprocess.run(["xclip", "-selection", "clipboard", "-i"], input=text.encode(), check=True)
+    return step_key("ctrl+v")
+
 def step_close():
     press(named(app(), "push button", "Close"))
     return {}
@@ -239,5 +245,6 @@ if __name__ == "__main__":
     result = {"names": step_names, "open": step_open, "play": step_play, "follow": lambda s: step_follow(float(s)),
               "click": step_click, "comfort": step_comfort, "text": step_text,
               "key": step_key, "status": step_status, "count": step_count, "close": step_close,
-              "rate": step_rate, "sleep": step_sleep}[step](*args)
+              "rate": step_rate, "sleep": step_sleep,
+              "paste": step_paste}[step](*args)
     print(json.dumps(result))
