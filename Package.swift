@@ -14,15 +14,19 @@ let package = Package(
         .executable(name: "lector", targets: ["lector"]),
         // The daemon, the synthesis worker, `voices` and `read --output` (eSpeak NG, PulseAudio, ICU, CLD2).
         .executable(name: "lector-daemon", targets: ["lector-daemon"]),
+        // The reader window (GTK 4, libadwaita): a D-Bus client of the daemon, started by `lector window`.
+        .executable(name: "lector-window", targets: ["lector-window"]),
     ],
     targets: [
         // C libraries (module maps only)
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
         .systemLibrary(name: "CGio", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
         .target(name: "CLectorShims", dependencies: ["CGio"]),
+        .target(name: "CLectorGtk", dependencies: ["CGtk"]),
         .target(name: "CESpeakNG"),
         .target(name: "CLectorICU"),
         .target(name: "CLectorCLD2"),
@@ -37,15 +41,20 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims", "SystemKit"]),
         .target(name: "LanguageDetection", dependencies: ["CLectorCLD2"]),
+        // GTK 4 and libadwaita: widgets, text view, events, file chooser, clipboard, style manager
+        .target(name: "GtkKit", dependencies: ["CGtk", "CLectorGtk"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
         .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore", "SystemKit"]),
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
         .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit"]),
+        // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)
+        .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "GtkKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
+        .executableTarget(name: "lector-window", dependencies: ["LectorWindow"], linkerSettings: staticSwiftRuntime),
 
         // Helpers more than one test target uses (seeded random numbers, the shared test files).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -56,6 +65,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
+        .testTarget(name: "LectorWindowTests", dependencies: ["LectorWindow"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).

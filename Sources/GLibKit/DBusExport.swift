@@ -126,9 +126,10 @@ extension DBusConnection {
         return Registration(connection: self, id: id)
     }
 
-    /// Emits a signal to every subscriber on the bus (`g_dbus_connection_emit_signal`, no destination).
+    /// Emits a signal to every subscriber on the bus (`g_dbus_connection_emit_signal`, no destination), or
+    /// to the one connection named `destination` (a unique name) only.
     /// Invalid path, interface or member names, and failures to send, are logged as warnings.
-    public func emitSignal(path: String, interface: String, name: String, arguments: [Variant]) {
+    public func emitSignal(path: String, interface: String, name: String, arguments: [Variant], destination: String? = nil) {
         guard g_variant_is_object_path(path) != 0, g_dbus_is_interface_name(interface) != 0,
               g_dbus_is_member_name(name) != 0 else {
             Log.warning("Not emitting signal \(interface).\(name) at \(path): invalid name or path")
@@ -137,7 +138,7 @@ extension DBusConnection {
         let body = Variant.tuple(arguments).makeGVariant()
         defer { g_variant_unref(body) }
         var error: UnsafeMutablePointer<GError>?
-        if g_dbus_connection_emit_signal(connection, nil, path, interface, name, body, &error) == 0 {
+        if g_dbus_connection_emit_signal(connection, destination, path, interface, name, body, &error) == 0 {
             Log.warning("Cannot emit signal \(interface).\(name): \(GLibError(consuming: error!).message)")
         }
     }

@@ -20,6 +20,7 @@ public enum Command {
         ("status", "Show what is being read"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
         ("voices", "List the voices and languages eSpeak NG offers"),
+        ("window", "Show the reader window: the text, with the word being heard highlighted"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
 
@@ -39,6 +40,7 @@ public enum Command {
         case "worker", "daemon", "voices":
             guard let local else { return DaemonExecutable.become(arguments) }
             return name == "worker" ? local.worker() : name == "daemon" ? local.daemon(rest) : local.voices(rest)
+        case "window": return DaemonExecutable.become(arguments, executable: "lector-window")
         case "read": return read(rest, arguments: arguments, local: local)
         case "pause", "resume", "stop", "toggle": return control(name, rest)
         case "status": return status(rest)

@@ -7,23 +7,29 @@ import LectorCommon
 /// It is looked for next to `lector` (the build folder, or both installed in one folder), then in
 /// `../libexec/` from `lector`'s folder (where `meson install` puts it: PREFIX/libexec).
 enum DaemonExecutable {
-    /// The paths tried, in order.
-    static var candidates: [String] {
+    /// The paths tried, in order, for the executable `name` (`lector-daemon`, `lector-window`).
+    static func candidates(_ name: String = "lector-daemon") -> [String] {
         let exe = executablePath()
         let dir = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
-        return [dir + "/lector-daemon", dir + "/../libexec/lector-daemon"]
+        return [dir + "/" + name, dir + "/../libexec/" + name]
     }
 
-    /// The first candidate that is an executable file; nil when there is none.
-    static var path: String? {
-        candidates.first { access($0, X_OK) == 0 && fileTest($0, .isRegular) }
+    /// The paths tried for `lector-daemon`.
+    static var candidates: [String] { candidates() }
+
+    /// The first candidate for `name` that is an executable file; nil when there is none.
+    static func path(_ name: String) -> String? {
+        candidates(name).first { access($0, X_OK) == 0 && fileTest($0, .isRegular) }
     }
 
-    /// Replaces this process by `lector-daemon` with the same arguments (`execv(3)`): same PID, same standard
-    /// input and output. Returns only on failure: exit status 1, with one line on standard error.
-    static func become(_ arguments: [String]) -> Int32 {
-        guard let path else {
-            printError("cannot find lector-daemon (looked for \(candidates.joined(separator: " and ")))")
+    /// The path of `lector-daemon`; nil when it is not found.
+    static var path: String? { path("lector-daemon") }
+
+    /// Replaces this process by the executable `name` with the same arguments (`execv(3)`): same PID, same
+    /// standard input and output. Returns only on failure: exit status 1, with one line on standard error.
+    static func become(_ arguments: [String], executable name: String = "lector-daemon") -> Int32 {
+        guard let path = path(name) else {
+            printError("cannot find \(name) (looked for \(candidates(name).joined(separator: " and ")))")
             return 1
         }
         fflush(stdout)

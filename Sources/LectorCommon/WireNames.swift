@@ -70,9 +70,14 @@ public enum Lector1 {
         case setVoice = "SetVoice"
         /// The installed voices.
         case listVoices = "ListVoices"
+        /// Reads from the sentence that holds a text offset.
+        case readFrom = "ReadFrom"
+        /// Asks for (or stops) the Word signals, sent to the callers that asked only.
+        case watchWords = "WatchWords"
 
         /// Speak: (text, options); SpeakFile: (file descriptor, options), options as `SpeakOptions.dbusOptions`;
-        /// SleepAfter: µs; SetRate: words per minute; SetPitch: 0-99; SetVoice: name, identifier or BCP 47 tag.
+        /// SleepAfter: µs; SetRate: words per minute; SetPitch: 0-99; SetVoice: name, identifier or BCP 47 tag;
+        /// ReadFrom: a text offset in Unicode scalars; WatchWords: whether to send the caller Word signals.
         public var inSignature: String {
             switch self {
             case .speak: "sa{sv}"
@@ -80,6 +85,8 @@ public enum Lector1 {
             case .sleepAfter: "x"
             case .setRate, .setPitch: "i"
             case .setVoice: "s"
+            case .readFrom: "u"
+            case .watchWords: "b"
             case .pause, .resume, .toggle, .stop, .sleepAtParagraphEnd, .cancelSleep, .listVoices: ""
             }
         }

@@ -80,6 +80,16 @@ enum Introspection {
     <!-- SetVoice: the voice of the text being read (not of queued texts), by name, identifier or BCP 47 tag,
          heard from the next word. Error org.lector.Lector1.Error.UnknownVoice. -->
     <method name="SetVoice"><arg name="voice" type="s" direction="in"/></method>
+    <!-- ReadFrom: reads from the word that holds `offset` (Unicode scalars into Text) when its sentence was
+         synthesized before (heard, or just ahead), else from the start of the sentence that holds it (an offset
+         between two sentences belongs to the one before), whatever the state: stopped or paused, reading starts
+         there. Clients use it for "read from this word". Errors: org.lector.Lector1.Error.NothingToPlay when no
+         text was ever given, org.freedesktop.DBus.Error.InvalidArgs for an offset past the end of Text. -->
+    <method name="ReadFrom"><arg name="offset" type="u" direction="in"/></method>
+    <!-- WatchWords: with true, the Word signals are sent to the caller (and only to the callers that asked),
+         until it calls WatchWords(false) or leaves the bus; with false, no longer. While no client asked, no
+         Word signal is sent at all: highlighting words costs the daemon nothing when no window shows them. -->
+    <method name="WatchWords"><arg name="watch" type="b" direction="in"/></method>
     <!-- ListVoices: the eSpeak NG voices: (name, identifier, BCP 47 languages, gender "male"/"female"/""). -->
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>
@@ -116,6 +126,8 @@ enum Introspection {
       <arg name="utterance" type="t"/><arg name="index" type="u"/><arg name="start" type="u"/><arg name="length" type="u"/>
       <arg name="language" type="s"/>
     </signal>
+    <!-- Word: a word starts being heard: its range (start, length) in Text. Sent only to the clients that
+         called WatchWords(true), addressed to each of them. -->
     <signal name="Word">
       <arg name="utterance" type="t"/><arg name="start" type="u"/><arg name="length" type="u"/>
     </signal>

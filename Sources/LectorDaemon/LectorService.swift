@@ -13,6 +13,9 @@ final class LectorService: DBusObject {
     /// The text last announced: its utterance's id and its length in UTF-8 bytes (a file read in two steps
     /// keeps its id while its text grows). `Text` is announced as invalidated, not sent.
     private var announcedText = (id: UInt64(0), bytes: 0)
+    /// The clients (unique bus names) that asked for Word signals (WatchWords), each watched so that it is
+    /// forgotten when it leaves the bus.
+    private var wordWatchers: [String: NameWatch] = [:]
 
     init(reader: Reader) {
         self.reader = reader
@@ -72,6 +75,12 @@ final class LectorService: DBusObject {
         case .setVoice:
             guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }
             try reader.setVoice(name)
+        case .readFrom:
+            guard arguments.count == 1, case .uint32(let offset) = arguments[0] else { throw .invalidArgs("ReadFrom takes (u offset)") }
+            do { try reader.read(fromOffset: Int(offset)) } catch { throw Reader.dbusError(error) }
+        case .watchWords:
+            guard arguments.count == 1, let watch = arguments[0].bool else { throw .invalidArgs("WatchWords takes (b watch)") }
+            watchWords(watch, for: sender)
         case .listVoices:
             let voices = reader.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
@@ -92,6 +101,18 @@ final class LectorService: DBusObject {
         throw .propertyReadOnly("\(name) is read-only")
     }
 
+    /// Adds `sender` to the clients sent Word signals, or removes it.
+    private func watchWords(_ watch: Bool, for sender: String) {
+        guard watch else {
+            wordWatchers.removeValue(forKey: sender)?.cancel()
+            return
+        }
+        guard wordWatchers[sender] == nil, let connection else { return }
+        wordWatchers[sender] = connection.watchName(sender, appeared: { _ in }, vanished: { [weak self] in
+            self?.wordWatchers.removeValue(forKey: sender)?.cancel()
+        })
+    }
+
     /// Speak's and SpeakFile's options (`SpeakOptions.init(dbusOptions:)`); a bad one is InvalidArgs.
     static func speakOptions(_ d: [String: Variant]) throws(DBusError) -> SpeakOptions {
         do { return try SpeakOptions(dbusOptions: d) } catch { throw .invalidArgs(error.description) }
@@ -106,6 +127,14 @@ final class LectorService: DBusObject {
             language = reader.current.flatMap { $0.id == event.utterance ? $0.voice(ofSentence: index).language : nil } ?? ""
         }
         let (signal, args) = Self.signal(for: event, position: position, language: language)
+        if signal == .word {
+            // Only to the clients that asked (WatchWords): nothing at all while none did.
+            for watcher in wordWatchers.keys {
+                connection?.emitSignal(path: Names.path, interface: Names.interface, name: signal.rawValue, arguments: args,
+                                       destination: watcher)
+            }
+            return
+        }
         connection?.emitSignal(path: Names.path, interface: Names.interface, name: signal.rawValue, arguments: args)
     }
 

@@ -30,6 +30,10 @@ final class MPRISService: DBusDeferringObject {
         Self.credentials(of: sender, on: connection, done)
     }
 
+    /// Whether Raise can show the reader window (`lector-window` is there).
+    private let canRaise = WindowRaiser.isAvailable
+    private let windowRaiser = WindowRaiser()
+
     init(reader: Reader, quit: @escaping () -> Void) {
         self.reader = reader
         self.quit = quit
@@ -50,7 +54,8 @@ final class MPRISService: DBusDeferringObject {
     func call(method: String, interface: String, arguments: [Variant], sender: String) throws(DBusError) -> [Variant] {
         let loaded = reader.current != nil
         switch (interface, method) {
-        case (Self.rootInterface, MPRIS.RootMethod.raise.rawValue): break // CanRaise is false: no window to raise
+        case (Self.rootInterface, MPRIS.RootMethod.raise.rawValue):
+            if let connection { windowRaiser.raise(on: connection) } // the reader window (CanRaise when it is built)
         case (Self.rootInterface, MPRIS.RootMethod.quit.rawValue):
             Log.message("ending: MPRIS Quit from \(sender)")
             quit()
@@ -208,7 +213,7 @@ final class MPRISService: DBusDeferringObject {
             .canQuit: .bool(true),
             .fullscreen: .bool(false),
             .canSetFullscreen: .bool(false),
-            .canRaise: .bool(false),
+            .canRaise: .bool(canRaise),
             .hasTrackList: .bool(false),
             .identity: .string("Lector"),
             .desktopEntry: .string(Names.applicationID),

@@ -202,6 +202,31 @@ final class Reader {
         return true
     }
 
+    /// Reads from the word that holds text offset `offset` (Unicode scalars into the current text) when its
+    /// sentence was synthesized before (its words are known), else from the start of that sentence (an
+    /// offset between sentences belongs to the sentence before it), cutting the rest of a long text first
+    /// when the offset lies beyond what is cut. Reading starts there whatever the state (paused resumes).
+    /// - Throws: `SpeechError.nothingToPlay` with no text, `.noSuchSentence` for an offset past the text.
+    func read(fromOffset offset: Int) throws(SpeechError) {
+        if let u = current, !u.isComplete, offset >= (u.sentences.last?.range.upperBound ?? 0) { pending.finish() }
+        guard let u = current, !u.sentences.isEmpty else { throw .nothingToPlay }
+        guard offset >= 0, offset < u.text.unicodeScalars.count else { throw .noSuchSentence(.max) }
+        let index = Self.sentence(holding: offset, in: u.sentences)
+        try engine.jump(toSentence: index, textOffset: offset - u.sentences[index].range.lowerBound)
+        if state == .paused { resume() }
+    }
+
+    /// The index of the last sentence that starts at or before `offset` (0 when none does); `sentences` are in
+    /// text order.
+    static func sentence(holding offset: Int, in sentences: [Sentence]) -> Int {
+        var low = 0, high = sentences.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sentences[mid].range.lowerBound <= offset { low = mid + 1 } else { high = mid }
+        }
+        return max(low - 1, 0)
+    }
+
     /// Moves to `target` µs (`ReadingEngine.seek`); false past the end of the last sentence.
     func seek(to target: Int64) throws(SpeechError) -> Bool { try engine.seek(to: target) }
 

@@ -111,6 +111,16 @@ final class ReadingEngine {
         return true
     }
 
+    /// Moves to sentence `index` of the current utterance, from the word that holds `textOffset` (scalars from
+    /// the sentence's start) when the sentence's words are known from an earlier synthesis (`SeekAnchor`
+    /// places that word in the new one), else from the sentence's start. The state is kept.
+    /// - Throws: `SpeechError` as `SpeechManager.jump(toSentence:)`.
+    func jump(toSentence index: Int, textOffset: Int) throws(SpeechError) {
+        let skip = timeline.durations.wordSample(at: textOffset, inSentence: index)
+        try apply { m throws(SpeechError) in try m.jump(toSentence: index) }
+        if let skip { timeline.startInside(skip: skip) }
+    }
+
     /// Where sentence `index` starts in the current utterance's audio, in samples (exact where synthesized,
     /// else estimated).
     func startSample(of index: Int) -> Int64 {

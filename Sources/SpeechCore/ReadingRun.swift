@@ -56,6 +56,8 @@ struct ReadingRun: Equatable, Sendable {
     var shift: Int64 = 0
     /// Word starts of each plain request in flight, in samples from its start.
     var words: [UInt32: [Int64]] = [:]
+    /// Where those words start in their sentence's text (scalars from its start), in the same order.
+    var wordTexts: [UInt32: [Int]] = [:]
     /// Whether the engine's output is held back (more than the lookahead is synthesized ahead).
     var holding = false
 
@@ -126,6 +128,7 @@ struct ReadingRun: Equatable, Sendable {
         events.append(Event(sample: base + Int64(sample), kind: .word(offset + start..<offset + start + length, sentence: index)))
         guard entry.textOffset == 0 else { return false }
         words[tag, default: []].append(Int64(sample))
+        wordTexts[tag, default: []].append(start)
         guard let anchor, index == firstSentence, base == 0, let placed = anchor.skip(newWordStarts: words[tag]!) else {
             return false
         }
@@ -139,6 +142,7 @@ struct ReadingRun: Equatable, Sendable {
     mutating func finish(_ tag: UInt32) {
         if sentenceStart[tag] == 0 { anchor = nil } // its words are all known: the skip is final
         words[tag] = nil
+        wordTexts[tag] = nil
         inFlight.removeAll { $0.tag == tag }
     }
 }

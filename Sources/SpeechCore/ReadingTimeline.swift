@@ -238,7 +238,8 @@ public struct ReadingTimeline: Equatable, Sendable {
         case .end(let tag, let samples):
             guard let index = run.begin(tag), let entry = run.inFlight.first(where: { $0.tag == tag }) else { return [] }
             durations.record(index, of: run.utterance.id, samples: Int(entry.prefix) + samples,
-                             words: entry.textOffset == 0 ? run.words[tag] ?? [] : nil)
+                             words: entry.textOffset == 0 ? run.words[tag] ?? [] : nil,
+                             texts: entry.textOffset == 0 ? run.wordTexts[tag] ?? [] : nil)
             run.consecutiveLosses = 0
             self.run = run
             return finish(tag, played: played, writable: writable)

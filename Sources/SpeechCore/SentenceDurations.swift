@@ -13,6 +13,8 @@ public struct SentenceDurations: Equatable, Sendable {
     private var samples: [Int?] = []
     /// Word starts, in samples from the sentence's start, of at most `wordStartsKept` sentences.
     private var wordStarts: [Int: [Int64]] = [:]
+    /// Where those words start in the sentence's text (Unicode scalars from its start), where known.
+    private var wordTexts: [Int: [Int]] = [:]
     /// How many sentences' word starts are kept: those nearest the last one synthesized.
     static let wordStartsKept = 32
 
@@ -27,6 +29,7 @@ public struct SentenceDurations: Equatable, Sendable {
         utterance = u.id
         samples = Array(repeating: nil, count: u.sentences.count)
         wordStarts = [:]
+        wordTexts = [:]
     }
 
     /// Makes room for the sentences `u` gained (`SpeechAction.extend`).
@@ -78,13 +81,16 @@ public struct SentenceDurations: Equatable, Sendable {
     }
 
     /// Sentence `index` was synthesized whole: `count` samples, its words starting at `words` (nil when its
-    /// words are not known from its start, as for the rest of a sentence after a rate change).
-    mutating func record(_ index: Int, of u: UInt64, samples count: Int, words: [Int64]?) {
+    /// words are not known from its start, as for the rest of a sentence after a rate change), at `texts` in
+    /// its text (scalars from its start, one per word, when known).
+    mutating func record(_ index: Int, of u: UInt64, samples count: Int, words: [Int64]?, texts: [Int]? = nil) {
         guard utterance == u, index < samples.count else { return }
         samples[index] = count
         wordStarts[index] = words
+        wordTexts[index] = words != nil && texts?.count == words?.count ? texts : nil
         if wordStarts.count > Self.wordStartsKept, let far = wordStarts.keys.max(by: { abs($0 - index) < abs($1 - index) }) {
             wordStarts[far] = nil
+            wordTexts[far] = nil
         }
     }
 
@@ -110,8 +116,18 @@ public struct SentenceDurations: Equatable, Sendable {
         guard utterance == u, index < samples.count else { return }
         for i in index..<samples.count { samples[i] = nil }
         wordStarts = wordStarts.filter { $0.key < index }
+        wordTexts = wordTexts.filter { $0.key < index }
     }
 
     /// Where the words of sentence `index` started in its last synthesis, if known.
     func words(of index: Int) -> [Int64]? { wordStarts[index] }
+
+    /// Where, in samples from the start of sentence `index` (its last synthesis), the word that holds text
+    /// offset `offset` (scalars from the sentence's start) starts: the last word starting at or before it.
+    /// Nil when the sentence's words are not known, or the offset lies in its first word.
+    public func wordSample(at offset: Int, inSentence index: Int) -> Int64? {
+        guard let starts = wordStarts[index], let texts = wordTexts[index],
+              let word = texts.lastIndex(where: { $0 <= offset }), word > 0 else { return nil }
+        return starts[word]
+    }
 }

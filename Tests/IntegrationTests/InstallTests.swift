@@ -28,6 +28,8 @@ extension Integration {
             let expected = [
                 "bin/lector",
                 "libexec/lector-daemon",
+                "libexec/lector-window",
+                "share/dbus-1/services/org.lector.Lector.Window.service",
                 "share/applications/org.lector.Lector.desktop",
                 "share/dbus-1/services/org.lector.Lector.service",
                 "share/dbus-1/interfaces/org.lector.Lector1.xml",

@@ -34,7 +34,7 @@ extension Integration {
             }
             #expect(root["Identity"]?.string == "Lector")
             #expect(root["DesktopEntry"]?.string == "org.lector.Lector")
-            #expect(root["CanQuit"]?.bool == true && root["CanRaise"]?.bool == false && root["HasTrackList"]?.bool == false)
+            #expect(root["CanQuit"]?.bool == true && root["CanRaise"]?.bool == true && root["HasTrackList"]?.bool == false)
             #expect(root["SupportedUriSchemes"]?.strings == ["file"])
             #expect(root["SupportedMimeTypes"]?.strings?.contains("text/plain") == true)
             #expect(player["CanControl"]?.bool == true, "\(when)")

@@ -7,7 +7,8 @@ import Testing
 ///
 /// Child processes get `environment`: this process's environment with DBUS_SESSION_BUS_ADDRESS,
 /// PULSE_SERVER, XDG_RUNTIME_DIR, XDG_CONFIG_HOME and XDG_STATE_HOME pointing into the folder
-/// (HOME is left alone) and LC_ALL=C.UTF-8, so that nothing reaches the real session or the real home.
+/// (HOME is left alone), LC_ALL=C.UTF-8, and no DISPLAY or WAYLAND_DISPLAY, so that nothing reaches the real session,
+/// the real home or the real screen.
 ///
 /// `shutdown()` ends every process connected to the private bus (a Lector daemon started by
 /// `lector read` included), the recorder, PulseAudio and the bus, and removes the folder. A watchdog
@@ -111,6 +112,9 @@ final class PrivateSession: @unchecked Sendable {
         env["XDG_STATE_HOME"] = dir.appendingPathComponent("state").path
         env["LC_ALL"] = "C.UTF-8"
         env.removeValue(forKey: "LECTOR_BIN")
+        // No display: a window (MPRIS Raise starts one) appears only on a test's own X server.
+        env.removeValue(forKey: "DISPLAY")
+        env.removeValue(forKey: "WAYLAND_DISPLAY")
 
         let pulse: BackgroundProcess
         do {

@@ -1,0 +1,105 @@
+import GLibKit
+import GtkKit
+import LectorCommon
+
+/// Reading comfort (font, size, spacing, width, contrast, light or dark) and the sleep timer's panel.
+extension ReaderWindow {
+    /// The panel of the "Reading comfort" menu button.
+    func comfortPanel() -> Widget {
+        let panel = Box(vertical: true, spacing: 8)
+        panel.setMargins(12)
+
+        let family = DropDown(ComfortSettings.families)
+        family.selected = ComfortSettings.families.firstIndex(of: settings.family)
+        family.onSelected { [weak self] in
+            guard let self, let i = family.selected else { return }
+            change { $0.family = ComfortSettings.families[i] }
+        }
+        let size = SpinButton(lower: Double(ComfortSettings.sizes.lowerBound), upper: Double(ComfortSettings.sizes.upperBound), step: 1)
+        size.value = Double(settings.size)
+        size.onChanged { [weak self] in self?.change { $0.size = Int(size.value) } }
+        let spacing = SpinButton(lower: ComfortSettings.spacings.lowerBound, upper: ComfortSettings.spacings.upperBound, step: 0.1, digits: 1)
+        spacing.value = settings.spacing
+        spacing.onChanged { [weak self] in self?.change { $0.spacing = (spacing.value * 10).rounded() / 10 } }
+        let width = SpinButton(lower: Double(ComfortSettings.widths.lowerBound), upper: Double(ComfortSettings.widths.upperBound), step: 20)
+        width.value = Double(settings.width)
+        width.onChanged { [weak self] in self?.change { $0.width = Int(width.value) } }
+        let style = DropDown(["Follow the desktop", "Light", "Dark"])
+        style.selected = ComfortSettings.styles.firstIndex(of: settings.style)
+        style.onSelected { [weak self] in
+            guard let self, let i = style.selected else { return }
+            change { $0.style = ComfortSettings.styles[i] }
+        }
+        let contrast = CheckButton(label: "_High contrast")
+        contrast.isActive = settings.highContrast
+        contrast.onToggled { [weak self] in self?.change { $0.highContrast = contrast.isActive } }
+
+        for (title, control) in [("Font", family as Widget), ("Size (points)", size), ("Line spacing", spacing),
+                                 ("Text width (pixels)", width), ("Style", style)] {
+            let row = Box(vertical: false, spacing: 12)
+            let label = Label(title)
+            label.setXAlign(0)
+            label.expand(horizontally: true)
+            control.accessibleLabel = title
+            row.append(label)
+            row.append(control)
+            panel.append(row)
+        }
+        panel.append(contrast)
+        return panel
+    }
+
+    /// The panel of the "Sleep timer" menu button: pause after a time, at the end of the paragraph, or never.
+    func sleepPanel() -> Widget {
+        let panel = Box(vertical: true, spacing: 4)
+        panel.setMargins(8)
+        let choices: [(String, Lector1.Method, [Variant])] = [
+            ("In 15 minutes", .sleepAfter, [.int64(15 * 60_000_000)]),
+            ("In 30 minutes", .sleepAfter, [.int64(30 * 60_000_000)]),
+            ("In 60 minutes", .sleepAfter, [.int64(60 * 60_000_000)]),
+            ("At the end of this paragraph", .sleepAtParagraphEnd, []),
+            ("Off", .cancelSleep, []),
+        ]
+        for (title, method, args) in choices {
+            let button = Button(text: title)
+            button.addCSSClass("flat")
+            button.onClicked { [weak self] in
+                self?.link.call(method, args)
+                self?.say(method == .cancelSleep ? "Sleep timer off" : "Reading pauses " + title.lowercased())
+            }
+            panel.append(button)
+        }
+        return panel
+    }
+
+    /// Changes the settings, shows and keeps them.
+    private func change(_ body: (inout ComfortSettings) -> Void) {
+        var new = settings
+        body(&new)
+        guard new != settings else { return }
+        settings = new
+        applySettings()
+        if let problem = settings.save() { say(problem) }
+    }
+
+    /// Shows the text as the settings say.
+    func applySettings() {
+        clamp.setMaximumWidth(settings.width)
+        let between = settings.pixelsBetweenLines
+        text.setSpacing(insideWrap: between, belowLines: between)
+        StyleManager.setDark(settings.style == "system" ? nil : settings.style == "dark")
+        applyColours()
+    }
+
+    /// The colours of the highlights (and of the text in high contrast), for the style in use.
+    func applyColours() {
+        setApplicationCSS(settings.css)
+        let contrast = settings.highContrast || StyleManager.isHighContrast
+        let dark = StyleManager.isDark || settings.highContrast
+        // Sentence: a light wash; word: a strong mark, underlined, so that it shows without colour too.
+        sentenceTag.set("background", contrast ? (dark ? "#1a3a6a" : "#cfe3ff") : dark ? "#3d3a1c" : "#fff4c2")
+        wordTag.set("background", contrast ? "#ffff00" : dark ? "#8a6d00" : "#ffd54a")
+        wordTag.set("foreground", contrast ? "#000000" : dark ? "#ffffff" : "#000000")
+        wordTag.set("underline", 1) // PANGO_UNDERLINE_SINGLE
+    }
+}

@@ -1,0 +1,5 @@
+@preconcurrency import Glibc
+import LectorWindow
+
+setlocale(LC_ALL, "")
+exit(WindowApp.main(CommandLine.arguments))
