@@ -19,6 +19,10 @@ let package = Package(
         // C libraries (module maps only)
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CGio", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // Document parsers, used by the document worker only.
+        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
@@ -37,12 +41,17 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims", "SystemKit"]),
         .target(name: "LanguageDetection", dependencies: ["CLectorCLD2"]),
+        .target(name: "XMLKit", dependencies: ["CXML2"]),
+        .target(name: "ArchiveKit", dependencies: ["CArchive"]),
+        .target(name: "MarkdownKit", dependencies: ["CCmark"]),
+        // The importers of the document worker: EPUB, HTML, Markdown, ODT, DOCX, PDF into text and structure
+        .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "SpeechCore"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
         .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore", "SystemKit"]),
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit"]),
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "Documents"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
@@ -57,6 +66,7 @@ let package = Package(
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).
         .testTarget(name: "IntegrationTests", dependencies: ["GLibKit", "CGio"]),

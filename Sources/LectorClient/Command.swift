@@ -36,8 +36,9 @@ public enum Command {
         guard let name = args.first, !name.hasPrefix("-") else { return topLevel(arguments) }
         let rest = ["lector " + name] + args.dropFirst()
         switch name {
-        case "worker", "daemon", "voices":
+        case "worker", "daemon", "voices", "document":
             guard let local else { return DaemonExecutable.become(arguments) }
+            if name == "document" { return local.document(Array(args.dropFirst())) }
             return name == "worker" ? local.worker() : name == "daemon" ? local.daemon(rest) : local.voices(rest)
         case "read": return read(rest, arguments: arguments, local: local)
         case "pause", "resume", "stop", "toggle": return control(name, rest)
@@ -88,6 +89,7 @@ public enum Command {
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
         let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
+        let format = parser.string("format", "Read the text or file as this format: html, markdown, epub, odt, docx, pdf or text (default: told by its content)", argument: "FORMAT")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
@@ -98,6 +100,7 @@ public enum Command {
 
         var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
         options.fromStart = fromStart.value
+        options.format = format.value
         if let output = output.value, let local {
             switch Input.text(arguments: rest, file: file.value) {
             case .failure(let error):

@@ -29,10 +29,14 @@ enum Introspection {
         url       s  the file:// URI the text came from, if any: a file read before starts again at the last
                      sentence heard (its bookmark), unless its text changed
         from-start b  with url: start from the beginning, ignoring the bookmark
+        format    s  the document format of the text or file: html, markdown, epub, odt, docx, pdf or text;
+                     without it a file's content type (GIO) decides. A document is read in a child process
+                     into its text, title, authors and chapters
       Errors: org.lector.Lector1.Error.EmptyText (nothing readable), org.lector.Lector1.Error.UnknownLanguage,
       org.lector.Lector1.Error.UnknownVoice, org.lector.Lector1.Error.MalformedSSML (with line and column),
       org.lector.Lector1.Error.QueueFull (with queue: the text does not fit in the queue; nothing changed),
-      org.freedesktop.DBus.Error.InvalidArgs (bad option type or range).
+      org.freedesktop.DBus.Error.InvalidArgs (bad option type or range, a document that cannot be read:
+      broken, DRM-protected, without text; one line says why).
     -->
     <method name="Speak">
       <arg name="text" type="s" direction="in"/>

@@ -19,6 +19,8 @@ final class Reader {
     let sleepTimer: SleepTimer
     /// Where files were left off, for texts read with a `url`.
     let bookmarks: Bookmarks
+    /// Reads documents (EPUB, PDF, HTML, …) in a child process each.
+    let documents = DocumentReader(argv: [executablePath(), "document"])
 
     /// An event, at the moment it is heard, with the position heard then (µs).
     var onEvent: ((SpeechEvent, Int64) -> Void)?
@@ -76,7 +78,9 @@ final class Reader {
     /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
     /// - Throws: `DBusError` with Lector's error names (data/org.lector.Lector1.xml): a full queue, a text or
     ///   file that cannot be read, a bad language, voice, rate or pitch.
-    func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
+    /// A document's `structure` (title, authors, chapters) goes with its text into the utterance.
+    func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil,
+               structure: TextStructure? = nil) throws(DBusError) -> UInt64 {
         let atOnce = !options.queue || engine.manager.state == .stopped
         if !atOnce {
             // Refused before the text is read whole or prepared: a full queue costs the caller nothing here.
@@ -99,6 +103,7 @@ final class Reader {
         // (which lists the voices and opens ICU and CLD2 on first use).
         engine.startSynthesis()
         var (utterance, cutter) = try prepare(text, options: options, atOnce: atOnce)
+        if let structure { utterance.structure = structure }
         if let rest { utterance.pendingText += rest.remainingBytes }  // about that many scalars
         // The text read until now is freed once this one is on its way: freeing the sentences of a long text
         // would otherwise come between this request and its first sound.
@@ -125,6 +130,47 @@ final class Reader {
             Log.message("refused a text: \(error.message)")
             throw DBusError(name: error.name, message: error.message)
         }
+    }
+
+    /// Reads the document open on `descriptor` (taken) as `format` in the document worker, then reads its
+    /// text with `options` (its title from the document when it has one, else `options.title`) and calls
+    /// `done` with the utterance id, or the D-Bus error InvalidArgs with the one line that says why the
+    /// document cannot be read. Never blocks: the worker runs as a child process.
+    func speakDocument(descriptor: Int32, format: String, options: SpeakOptions,
+                       done: @escaping (Result<UInt64, DBusError>) -> Void) {
+        documents.read(descriptor: descriptor, format: format) { [weak self] result in
+            guard let self else { return done(.failure(.failed("the daemon is stopping"))) }
+            switch result {
+            case .failure(let failure):
+                let what = options.title ?? "the document"
+                Log.message("cannot read \(what): \(failure.message)")
+                done(.failure(.invalidArgs("cannot read \(what): \(failure.message)")))
+            case .success(let document):
+                var options = options
+                options.ssml = false
+                options.format = nil
+                options.title = document.structure.title ?? options.title
+                do throws(DBusError) {
+                    done(.success(try self.speak(document.text, options: options, structure: document.structure)))
+                } catch {
+                    done(.failure(error))
+                }
+            }
+        }
+    }
+
+    /// The document format `options.format` names, else the one of a file named `name` starting with `head`
+    /// (`DocumentReader.format`); nil for plain text or SSML. - Throws: InvalidArgs for an unknown format.
+    static func documentFormat(options: SpeakOptions, name: String?, head: [UInt8]) throws(DBusError) -> String? {
+        if let given = options.format {
+            guard let format = DocumentFormat(rawValue: given.lowercased()) else {
+                throw .invalidArgs("unknown format '\(given)'; known: " + DocumentFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return format == .text ? nil : format.rawValue
+        }
+        guard !options.ssml, !head.isEmpty else { return nil }
+        return DocumentReader.format(byName: ContentType.guess(fileName: name, data: head),
+                                     byData: ContentType.guess(fileName: nil, data: head))
     }
 
     /// A file read before continues where it was left off (the sentences up to there are cut first).
