@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+extension Integration {
+    /// Documents made by pandoc during the test (EPUB, ODT, DOCX, HTML, Markdown from the sample text), read
+    /// with `lector read --file`, MPRIS OpenUri and `--format`; broken, DRM-protected and lying ones refused in
+    /// one line while the daemon keeps answering.
+    @Suite(.privateSession)
+    struct Documents {
+        static let markdown = """
+            ---
+            title: The Lighthouse Keeper
+            author: Ada Keeper
+            lang: en
+            ---
+
+            # Dusk
+
+            The lighthouse keeper climbed the spiral stairs at dusk.[^1] The lamp needed oil.
+
+            # Night
+
+            Three fishing boats were still out past the reef.
+
+            [^1]: As every evening.
+            """
+
+        /// Makes `book.FORMAT` in the session's folder with pandoc; returns its path.
+        static func make(_ format: String, in session: PrivateSession, name: String? = nil) async throws -> String {
+            let source = session.directory.appendingPathComponent("book.md")
+            try Data(markdown.utf8).write(to: source)
+            let target = session.directory.appendingPathComponent(name ?? "book.\(format)").path
+            let args = format == "html" ? ["-s", source.path, "-o", target] : [source.path, "-o", target]
+            let made = try await session.run("pandoc", args)
+            try #require(made.status == 0, "pandoc: \(made)")
+            return target
+        }
+
+        @Test("EPUB, ODT, DOCX and HTML files are heard, their text and title from the document",
+              arguments: ["epub", "odt", "docx", "html"])
+        func documentsAreRead(format: String) async throws {
+            let session = try await world()
+            let path = try await Self.make(format, in: session)
+            let mark = session.recorder.mark()
+            let read = try await session.lector(["read", "--file", path])
+            #expect(read.status == 0 && read.stderr.isEmpty, "\(read)\n\(session.daemonLogs())")
+            let first = await session.recorder.waitForSpeech(after: mark, timeout: 3)
+            #expect(first != nil, "nothing heard")
+            let bus = try BusConnection(address: session.busAddress)
+            let text = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            #expect(text.contains("Three fishing boats were still out past the reef."), "\(text)")
+            #expect(text.contains("at dusk. The lamp"), "footnote marker read: \(text)")
+            #expect(!text.contains("</") && !text.contains("<p") && !text.contains("PK"), "markup or zip bytes read: \(text)")
+            try await session.quiesce()
+        }
+
+        @Test("MPRIS OpenUri reads an EPUB and lists the document types; --format reads piped HTML and Markdown")
+        func openUriAndFormat() async throws {
+            let session = try await world()
+            let path = try await Self.make("epub", in: session)
+            let bus = try BusConnection(address: session.busAddress)
+            let mark = session.recorder.mark()
+            let opened = bus.player("OpenUri", "('file://\(path)',)")
+            #expect(opened.value != nil, "\(opened)\n\(session.daemonLogs())")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "nothing heard")
+            let types = bus.property("org.mpris.MediaPlayer2.lector", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2",
+                                     "SupportedMimeTypes") ?? ""
+            for type in ["application/epub+zip", "text/html", "text/markdown", "application/vnd.oasis.opendocument.text"] {
+                #expect(types.contains(type), "\(types)")
+            }
+            let html = try await session.lector(["read", "--format", "html"],
+                                                stdin: Data("<html><body><nav>Menu</nav><p>Piped <b>web</b> page.</p></body></html>".utf8))
+            #expect(html.status == 0, "\(html)")
+            let text = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            #expect(text.contains("Piped web page.") && !text.contains("Menu"), "\(text)")
+            let md = try await session.lector(["read", "--format", "markdown"], stdin: Data("# Title\n\nSome *words*.\n".utf8))
+            #expect(md.status == 0, "\(md)")
+            let mdText = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            #expect(mdText.contains("Title.\\n\\nSome words.") || mdText.contains("Title.\n\nSome words."), "\(mdText)")
+            try await session.quiesce()
+        }
+
+        @Test("bad documents: truncated, DRM-protected, a zip bomb, an EPUB named .txt; one line each, daemon answers")
+        func badDocuments() async throws {
+            let session = try await world()
+            let epub = try await Self.make("epub", in: session)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: epub))
+            let truncated = session.directory.appendingPathComponent("truncated.epub")
+            try bytes.prefix(bytes.count / 2).write(to: truncated)
+            let cut = try await session.lector(["read", "--file", truncated.path])
+            #expect(cut.status == 1 && cut.stderr.split(separator: "\n").count == 1 && cut.stderr.contains("cannot read"), "\(cut)")
+
+            // DRM: an encryption.xml that encrypts a content document.
+            let drmDir = session.directory.appendingPathComponent("drm")
+            try FileManager.default.createDirectory(at: drmDir.appendingPathComponent("META-INF"), withIntermediateDirectories: true)
+            try Data("""
+                <encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#">
+                <enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
+                <enc:CipherData><enc:CipherReference URI="EPUB/text/ch001.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>
+                """.utf8).write(to: drmDir.appendingPathComponent("META-INF/encryption.xml"))
+            let drm = session.directory.appendingPathComponent("drm.epub")
+            try FileManager.default.copyItem(atPath: epub, toPath: drm.path)
+            _ = try await session.run("sh", ["-c", "cd '\(drmDir.path)' && zip -q '\(drm.path)' META-INF/encryption.xml"])
+            let refused = try await session.lector(["read", "--file", drm.path])
+            #expect(refused.status == 1 && refused.stderr.contains("DRM"), "\(refused)")
+
+            // A zip bomb: 200 MB of zeros in one entry.
+            let bomb = session.directory.appendingPathComponent("bomb.docx")
+            _ = try await session.run("sh", ["-c", "cd '\(session.directory.path)' && mkdir -p word && head -c 200000000 /dev/zero > word/document.xml && zip -q '\(bomb.path)' word/document.xml && rm word/document.xml"], timeout: 60)
+            let boom = try await session.lector(["read", "--file", bomb.path])
+            #expect(boom.status == 1 && boom.stderr.contains("too large"), "\(boom)")
+
+            // An EPUB named .txt is read as the EPUB it is.
+            let lying = session.directory.appendingPathComponent("notes.txt")
+            try FileManager.default.copyItem(atPath: epub, toPath: lying.path)
+            let liar = try await session.lector(["read", "--file", lying.path])
+            #expect(liar.status == 0, "\(liar)")
+            let bus = try BusConnection(address: session.busAddress)
+            let text = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            #expect(text.contains("Three fishing boats"), "\(text)")
+            let status = try await session.status()
+            #expect(status.exitStatus == 0, "the daemon stopped answering: \(status)\n\(session.daemonLogs())")
+            try await session.quiesce()
+        }
+    }
+}
