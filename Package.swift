@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
@@ -44,8 +45,9 @@ let package = Package(
         .target(name: "XMLKit", dependencies: ["CXML2"]),
         .target(name: "ArchiveKit", dependencies: ["CArchive"]),
         .target(name: "MarkdownKit", dependencies: ["CCmark"]),
+        .target(name: "PDFKit", dependencies: ["CPoppler"]),
         // The importers of the document worker: EPUB, HTML, Markdown, ODT, DOCX, PDF into text and structure
-        .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "SpeechCore"]),
+        .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "PDFKit", "SpeechCore"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
         .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore", "SystemKit"]),
         // The command line (a D-Bus client of the daemon)

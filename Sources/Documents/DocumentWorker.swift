@@ -15,6 +15,8 @@ public enum DocumentWorker {
     public static let maximumAddressSpace: rlim_t = 1 << 30
     /// Most CPU time (30 s, `RLIMIT_CPU`); the daemon's watchdog usually ends it first.
     public static let maximumCPUSeconds: rlim_t = 30
+    /// The environment variable that carries an encrypted PDF's password to the worker.
+    public static let passwordVariable = PDFImporter.passwordVariable
     /// What starts a failure's line on standard output.
     public static let failurePrefix = "lector-error "
 

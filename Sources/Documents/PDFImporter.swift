@@ -1,8 +1,150 @@
+@preconcurrency import Glibc
+import PDFKit
 import SpeechCore
 
-/// PDF documents (not read yet).
+/// PDF (poppler-glib): each page's text in poppler's reading order, lines joined into paragraphs, words
+/// hyphenated across lines joined, ligatures unfolded, running headers, footers and page numbers dropped;
+/// chapters from the outline (at the start of the page each entry leads to); title and author from the
+/// Info dictionary.
 enum PDFImporter {
+    /// The environment variable that carries an encrypted PDF's password to the worker (never its arguments,
+    /// which every process can list).
+    static let passwordVariable = "LECTOR_DOCUMENT_PASSWORD"
+
+    /// The text and structure of the PDF in `bytes`.
     static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
-        throw .malformed("PDF documents cannot be read yet")
+        let password = getenv(passwordVariable).map { String(cString: $0) }
+        let pdf: PDFDocument
+        do { pdf = try PDFDocument(bytes: bytes, password: password) } catch {
+            if case .encrypted = error {
+                throw .needsPassword(password == nil ? "the PDF is encrypted: give its password with --password"
+                                                     : "the PDF's password is wrong")
+            }
+            throw .malformed(error.description)
+        }
+        let pages = (0..<pdf.pageCount).map { pdf.text(ofPage: $0) }
+        let (text, pageStarts) = PDFText.join(pages)
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw .nothingToRead("the PDF has no text layer (a scanned document?): there is nothing Lector can read in it")
+        }
+        var structure = TextStructure(title: pdf.title, authors: pdf.author.map { [$0] } ?? [])
+        var builder = TextBuilder()
+        builder.setChapters(pdf.outline().compactMap { entry in
+            entry.page < pageStarts.count ? Chapter(title: entry.title, start: pageStarts[entry.page], level: entry.level) : nil
+        })
+        structure.chapters = builder.chapters
+        return ImportedDocument(text: text, structure: structure)
+    }
+}
+
+/// The pure part of reading a PDF: from the lines of each page to the text a listener hears.
+enum PDFText {
+    /// Ligatures that PDFs keep as one glyph (Unicode's Alphabetic Presentation Forms, U+FB00–FB06), unfolded.
+    static let ligatures: [Unicode.Scalar: String] = [
+        "\u{FB00}": "ff", "\u{FB01}": "fi", "\u{FB02}": "fl", "\u{FB03}": "ffi", "\u{FB04}": "ffl", "\u{FB05}": "st", "\u{FB06}": "st",
+    ]
+
+    /// The text of `pages` (each page's lines separated by line feeds) and where each page starts in it (scalar
+    /// offsets). Lines found at the top or bottom of at least half of the pages (digits ignored: running
+    /// headers and footers), and lines that are only a page number, are dropped.
+    static func join(_ pages: [String]) -> (String, [Int]) {
+        let lines = pages.map { page in page.split(separator: "\n", omittingEmptySubsequences: false).map { unfold(String($0)) } }
+        let running = runningLines(lines)
+        var builder = TextBuilder()
+        var starts: [Int] = []
+        var carry = ""  // a word hyphenated at the end of the previous line
+        for page in lines {
+            starts.append(builder.nextStart)
+            let kept = page.enumerated().filter { index, line in
+                let trimmed = line.trimmingSpaces
+                if trimmed.isEmpty { return true }
+                let edge = index < 2 || index >= page.count - 2
+                return !(edge && (isPageNumber(trimmed) || running.contains(shape(trimmed))))
+            }.map(\.element)
+            let lengths = kept.map { $0.trimmingSpaces.count }.filter { $0 > 0 }.sorted()
+            let typical = lengths.isEmpty ? 0 : lengths[lengths.count * 3 / 4]
+            for line in kept {
+                let trimmed = line.trimmingSpaces
+                if trimmed.isEmpty { builder.breakParagraph(); continue }
+                // A word hyphenated at the line's end: "light-" "house" is one word, "Jean-" "Paul" keeps its hyphen.
+                let goesOnInLowerCase = trimmed.first?.isLowercase == true
+                var words = carry.isEmpty ? trimmed : carry + (goesOnInLowerCase ? "" : "-") + trimmed
+                carry = ""
+                if let last = words.unicodeScalars.last, last == "-" || last == "\u{2010}",
+                   words.unicodeScalars.dropLast().last?.properties.isAlphabetic == true {
+                    // "light-" then "house": held back and joined to the next line's first word when it goes on
+                    // in lower case.
+                    let cut = words.lastIndex(where: { $0 == " " }).map { words.index(after: $0) } ?? words.startIndex
+                    let stem = String(words[cut...].dropLast())
+                    builder.append(String(words[..<cut]))
+                    carry = stem
+                    words = ""
+                    continue
+                }
+                if let last = trimmed.unicodeScalars.last, !last.properties.generalCategory.isPunctuation,
+                   trimmed.count < typical / 2 {
+                    // A short line without punctuation (a heading, a caption) is a sentence of its own.
+                    builder.breakParagraph()
+                    let start = builder.nextStart
+                    builder.append(words)
+                    builder.endSentence(since: start)
+                    builder.breakParagraph()
+                    continue
+                }
+                builder.append(words)
+                builder.append(" ")
+                // A short line that ends a sentence ends its paragraph.
+                if let last = trimmed.last, ".!?:".contains(last), trimmed.count < typical * 85 / 100 { builder.breakParagraph() }
+            }
+            if !carry.isEmpty { builder.append(carry + "-"); carry = "" }
+        }
+        return (builder.text, starts)
+    }
+
+    /// Lines at the top or bottom (first or last two) of at least half the pages, by `shape`, when there are
+    /// three pages or more.
+    static func runningLines(_ pages: [[String]]) -> Set<String> {
+        guard pages.count >= 3 else { return [] }
+        var counts: [String: Int] = [:]
+        for page in pages {
+            let nonEmpty = page.map(\.trimmingSpaces).filter { !$0.isEmpty }
+            let edges = Set(nonEmpty.prefix(2) + nonEmpty.suffix(2)).map(shape)
+            for e in Set(edges) { counts[e, default: 0] += 1 }
+        }
+        return Set(counts.filter { $0.value * 2 >= pages.count }.keys)
+    }
+
+    /// A line with its digits replaced by "#" (so "Chapter 1 — page 12" matches "Chapter 1 — page 13").
+    static func shape(_ line: String) -> String {
+        String(line.map { $0.isNumber ? "#" : $0 })
+    }
+
+    /// Whether `line` is only a page number: "12", "- 12 -", "Page 12", "12 of 40", "xiv".
+    static func isPageNumber(_ line: String) -> Bool {
+        let lower = line.lowercased()
+        let words = lower.split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "–" || $0 == "—" || $0 == "/" })
+        guard !words.isEmpty, words.count <= 4 else { return false }
+        let roman = Set("ivxlc")
+        return words.allSatisfy { w in
+            w.allSatisfy(\.isNumber) || w == "page" || w == "of" || w == "p." || (w.count <= 6 && w.allSatisfy { roman.contains($0) })
+        } && words.contains { $0.allSatisfy(\.isNumber) || $0.allSatisfy { roman.contains($0) } }
+    }
+
+    /// `line` with ligatures unfolded.
+    static func unfold(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: { ligatures[$0] != nil }) else { return line }
+        var out = ""
+        for s in line.unicodeScalars { if let l = ligatures[s] { out += l } else { out.unicodeScalars.append(s) } }
+        return out
+    }
+}
+
+extension String {
+    /// Without spaces and tabs at either end.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
     }
 }

@@ -83,7 +83,7 @@ struct TextBuilder {
     /// (then the first title is kept) or before it.
     mutating func addChapter(_ title: String, start: Int, level: Int) {
         let title = title.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        guard !title.isEmpty, start <= scalars, chapters.last.map({ $0.start < start }) ?? true else { return }
+        guard !title.isEmpty, chapters.last.map({ $0.start < start }) ?? true else { return }
         chapters.append(Chapter(title: title, start: start, level: level))
     }
 

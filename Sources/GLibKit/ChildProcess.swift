@@ -47,16 +47,18 @@ public final class ChildProcess {
     }
 
     /// Starts `argv` as `init(argv:)` does, but with `standardInput` (a descriptor this object takes and closes,
-    /// e.g. an open file) as the child's stdin instead of a pipe (`g_subprocess_launcher_take_stdin_fd`).
+    /// e.g. an open file) as the child's stdin instead of a pipe (`g_subprocess_launcher_take_stdin_fd`), and
+    /// `environment` set in the child's environment besides this process's.
     ///
     /// - Throws: `GLibError` when the program cannot be started.
-    public init(argv: [String], standardInput: Int32) throws(GLibError) {
+    public init(argv: [String], standardInput: Int32, environment: [String: String] = [:]) throws(GLibError) {
         guard !argv.isEmpty else {
             throw GLibError(domain: "g-exec-error-quark", code: 0, message: "No program to start")
         }
         let launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE)!
         defer { g_object_unref(UnsafeMutableRawPointer(launcher)) }
         g_subprocess_launcher_take_stdin_fd(launcher, standardInput)
+        for (name, value) in environment { g_subprocess_launcher_setenv(launcher, name, value, 1) }
         var error: UnsafeMutablePointer<GError>?
         let created = withCStringArray(argv) { g_subprocess_launcher_spawnv(launcher, $0, &error) }
         guard let created else { throw GLibError(consuming: error!) }

@@ -90,6 +90,7 @@ public enum Command {
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
         let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
         let format = parser.string("format", "Read the text or file as this format: html, markdown, epub, odt, docx, pdf or text (default: told by its content)", argument: "FORMAT")
+        let password = parser.string("password", "The password of an encrypted PDF", argument: "PASSWORD")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
@@ -101,6 +102,7 @@ public enum Command {
         var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
         options.fromStart = fromStart.value
         options.format = format.value
+        options.password = password.value
         if let output = output.value, let local {
             switch Input.text(arguments: rest, file: file.value) {
             case .failure(let error):

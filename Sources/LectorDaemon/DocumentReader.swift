@@ -26,10 +26,13 @@ final class DocumentReader {
 
     /// Reads the document open on `descriptor` (taken: closed by this call or the child) as `format` (a
     /// `DocumentFormat` raw value, or "zip"), and calls `done` once on the main loop with its text and
-    /// structure, or one line that says why it cannot be read.
-    func read(descriptor: Int32, format: String, done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
+    /// structure, or one line that says why it cannot be read. `password` opens an encrypted PDF; it reaches
+    /// the worker in its environment, which only this user can read, never in its arguments.
+    func read(descriptor: Int32, format: String, password: String? = nil,
+              done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
         let child: ChildProcess
-        do { child = try ChildProcess(argv: argv + [format], standardInput: descriptor) } catch {
+        let environment = password.map { [DocumentWorker.passwordVariable: $0] } ?? [:]
+        do { child = try ChildProcess(argv: argv + [format], standardInput: descriptor, environment: environment) } catch {
             close(descriptor)
             done(.failure(DocumentFailure(message: "cannot start the document reader: \(error.message)")))
             return

@@ -32,6 +32,7 @@ enum Introspection {
         format    s  the document format of the text or file: html, markdown, epub, odt, docx, pdf or text;
                      without it a file's content type (GIO) decides. A document is read in a child process
                      into its text, title, authors and chapters
+        password  s  the password of an encrypted PDF
       Errors: org.lector.Lector1.Error.EmptyText (nothing readable), org.lector.Lector1.Error.UnknownLanguage,
       org.lector.Lector1.Error.UnknownVoice, org.lector.Lector1.Error.MalformedSSML (with line and column),
       org.lector.Lector1.Error.QueueFull (with queue: the text does not fit in the queue; nothing changed),

@@ -138,7 +138,7 @@ final class Reader {
     /// document cannot be read. Never blocks: the worker runs as a child process.
     func speakDocument(descriptor: Int32, format: String, options: SpeakOptions,
                        done: @escaping (Result<UInt64, DBusError>) -> Void) {
-        documents.read(descriptor: descriptor, format: format) { [weak self] result in
+        documents.read(descriptor: descriptor, format: format, password: options.password) { [weak self] result in
             guard let self else { return done(.failure(.failed("the daemon is stopping"))) }
             switch result {
             case .failure(let failure):
@@ -149,6 +149,7 @@ final class Reader {
                 var options = options
                 options.ssml = false
                 options.format = nil
+                options.password = nil
                 options.title = document.structure.title ?? options.title
                 do throws(DBusError) {
                     done(.success(try self.speak(document.text, options: options, structure: document.structure)))

@@ -80,6 +80,64 @@ extension Integration {
             try await session.quiesce()
         }
 
+        /// Three pages of PostScript with a running header, page numbers, a word hyphenated across lines, an
+        /// outline (pdfmark) and Info title and author, made into a PDF by Ghostscript.
+        static let postScript = """
+            %!PS
+            /Helvetica findfont 12 scalefont setfont
+            /line { moveto show } def
+            /page { /n exch def (The Lighthouse Keeper) 72 760 line n 3 string cvs 300 40 line } def
+            [/Title (Dusk) /Page 1 /OUT pdfmark
+            [/Title (Night) /Page 3 /OUT pdfmark
+            [/Title (The Lighthouse Keeper) /Author (Ada Keeper) /DOCINFO pdfmark
+            (Dusk) 72 700 line
+            (The lighthouse keeper climbed the spiral stairs at dusk, as he had done every) 72 680 line
+            (evening for thirty-one years. The lamp needed oil, the lens needed pol-) 72 666 line
+            (ishing, and the logbook needed a line about the weather.) 72 652 line
+            1 page showpage
+            (Tonight the wind came from the north-east at twenty knots. Three fishing) 72 700 line
+            (boats were still out past the reef; he could see their lights rising and) 72 686 line
+            (falling like slow fireflies.) 72 672 line
+            2 page showpage
+            (Night) 72 700 line
+            (When the last boat rounded the point, he allowed himself a cup of tea.) 72 680 line
+            3 page showpage
+            """
+
+        @Test("PDF: heard without headers or page numbers, hyphenation joined; encrypted and scanned ones in one line")
+        func pdf() async throws {
+            let session = try await world()
+            let ps = session.directory.appendingPathComponent("book.ps")
+            try Data(Self.postScript.utf8).write(to: ps)
+            let pdf = session.directory.appendingPathComponent("book.pdf").path
+            let encrypted = session.directory.appendingPathComponent("encrypted.pdf").path
+            let scanned = session.directory.appendingPathComponent("scanned.pdf").path
+            let scan = session.directory.appendingPathComponent("scan.ps")
+            try Data("%!PS\n0.5 setgray 72 72 400 600 rectfill showpage\n".utf8).write(to: scan)
+            for (args, what) in [([ps.path, pdf], "pdf"), (["-sOwnerPassword=owner", "-sUserPassword=secret", ps.path, encrypted], "encrypted"),
+                                 ([scan.path, scanned], "scanned")] {
+                let made = try await session.run("ps2pdf", args)
+                try #require(made.status == 0, "ps2pdf \(what): \(made)")
+            }
+            let mark = session.recorder.mark()
+            let read = try await session.lector(["read", "--file", pdf])
+            #expect(read.status == 0, "\(read)\n\(session.daemonLogs())")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "nothing heard")
+            let bus = try BusConnection(address: session.busAddress)
+            let text = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            #expect(text.contains("polishing") && !text.contains("pol-"), "\(text)")
+            #expect(!text.contains("The Lighthouse Keeper") && !text.contains("2") && !text.contains("3"), "\(text)")
+            #expect(text.contains("Three fishing boats"), "\(text)")
+
+            let locked = try await session.lector(["read", "--file", encrypted])
+            #expect(locked.status == 1 && locked.stderr.contains("password"), "\(locked)")
+            let unlocked = try await session.lector(["read", "--password", "secret", "--file", encrypted])
+            #expect(unlocked.status == 0, "\(unlocked)")
+            let image = try await session.lector(["read", "--file", scanned])
+            #expect(image.status == 1 && image.stderr.contains("no text layer"), "\(image)")
+            try await session.quiesce()
+        }
+
         @Test("bad documents: truncated, DRM-protected, a zip bomb, an EPUB named .txt; one line each, daemon answers")
         func badDocuments() async throws {
             let session = try await world()
