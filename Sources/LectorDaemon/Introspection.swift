@@ -89,6 +89,17 @@ enum Introspection {
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>
     </method>
+    <!-- JumpToChapter: moves to the start of chapter `index` (0-based, as in Chapters), keeping the state
+         (paused stays paused). Error org.freedesktop.DBus.Error.InvalidArgs when there is no such chapter. -->
+    <method name="JumpToChapter"><arg name="index" type="u" direction="in"/></method>
+    <!-- Move: moves `count` units forward (negative: back); `unit` is "chapter" or "paragraph" (a blank line
+         in Text). Back by one goes to the start of the unit being read when it is past its first sentence.
+         `moved` is false when there is no such unit (nothing changes). -->
+    <method name="Move">
+      <arg name="unit" type="s" direction="in"/>
+      <arg name="count" type="i" direction="in"/>
+      <arg name="moved" type="b" direction="out"/>
+    </method>
 
     <!-- "reading", "paused" or "stopped". -->
     <property name="State" type="s" access="read"/>
@@ -110,6 +121,10 @@ enum Introspection {
     <!-- The sleep timer: ("off", 0), ("time", when it pauses in µs since the Unix epoch), or ("paragraph", 0).
          It turns off once it has paused reading, on Stop, and when another text replaces the one being read. -->
     <property name="SleepTimer" type="(sx)" access="read"/>
+    <!-- The text's chapters (a document's headings, EPUB navigation, PDF outline), in order: (title, start in
+         µs, level from 1). Starts are estimated, as Length is, until synthesis reaches them. Empty for a text
+         without structure. Announced as invalidated with Text (a new text), without its value: Get it. -->
+    <property name="Chapters" type="a(sxu)" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="invalidates"/></property>
 
     <!-- Events, each sent when it is heard (not when it is synthesized), in this order for one utterance:
          Started, then Sentence/Word as reading goes on (Paused/Resumed between), then exactly one of

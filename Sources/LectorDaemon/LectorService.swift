@@ -57,6 +57,14 @@ final class LectorService: DBusDeferringObject {
         case .setVoice:
             guard let name = arguments.first?.string else { throw .invalidArgs("SetVoice takes (s voice)") }
             try reader.setVoice(name)
+        case .jumpToChapter:
+            guard let index = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("JumpToChapter takes (u index)") }
+            try reader.jump(toChapter: index)
+        case .move:
+            guard arguments.count == 2, let unit = arguments[0].string, let count = arguments[1].int64.flatMap({ Int(exactly: $0) }) else {
+                throw .invalidArgs("Move takes (s unit, i count)")
+            }
+            return [.bool(try reader.move(count, by: unit))]
         case .listVoices:
             let voices = reader.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
@@ -201,7 +209,7 @@ final class LectorService: DBusDeferringObject {
         let now = properties(text: false)
         let changed = now.filter { announced[$0.key] != $0.value }
         let text = Self.textKey(reader.current)
-        let invalidated = text != announcedText ? [Lector1.Property.text.rawValue] : []
+        let invalidated = text != announcedText ? [Lector1.Property.text.rawValue, Lector1.Property.chapters.rawValue] : []
         guard !changed.isEmpty || !invalidated.isEmpty else { return }
         announced = now
         announcedText = text
@@ -213,7 +221,7 @@ final class LectorService: DBusDeferringObject {
         (u?.id ?? 0, u?.text.utf8.count ?? 0)
     }
 
-    /// Every property but Position; `Text` only with `text` (see `announceChanges`).
+    /// Every property but Position; `Text` and `Chapters` only with `text` (see `announceChanges`).
     private func properties(text: Bool = true) -> [Lector1.Property: Variant] {
         let u = reader.current, index = reader.sentenceIndex
         let sentence = u.map { $0.sentences[min(index, $0.sentences.count - 1)].range } ?? 0..<0
@@ -226,7 +234,13 @@ final class LectorService: DBusDeferringObject {
             .length: .int64(reader.length),
             .sleepTimer: reader.sleepTimer.dbusValue,
         ]
-        if text { all[.text] = .string(u?.text ?? "") }
+        if text {
+            all[.text] = .string(u?.text ?? "")
+            // Start times are refined as sentences are synthesized: announced as invalidated with Text, not sent.
+            all[.chapters] = .array(elementType: "(sxu)", reader.chapterStarts.map { c in
+                .tuple([.string(c.title), .int64(c.start), .uint32(UInt32(clamping: c.level))])
+            })
+        }
         return all
     }
 }

@@ -11,10 +11,10 @@ import Synthesis
 /// never touch the state machine (`SpeechManager`) or the engine, nor each other. Every call runs on the GLib
 /// main loop.
 final class Reader {
-    private let engine: ReadingEngine
+    let engine: ReadingEngine
     private let preparer: UtterancePreparer
     /// The rest of a long text, cut into sentences while its start is read.
-    private let pending: PendingSentences
+    let pending: PendingSentences
     /// Pauses the reading at a time or at the end of a paragraph.
     let sleepTimer: SleepTimer
     /// Where files were left off, for texts read with a `url`.

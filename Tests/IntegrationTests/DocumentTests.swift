@@ -138,6 +138,44 @@ extension Integration {
             try await session.quiesce()
         }
 
+        @Test("chapters: listed with start times; chapter N, next/previous --chapter and next --paragraph move there")
+        func chapters() async throws {
+            let session = try await world()
+            let sample = try String(contentsOfFile: "/work/shared/samples/en.txt", encoding: .utf8)
+            let md = "# Harbour\n\n\(sample)\n\n# Storm\n\nThe storm came at midnight.\n\nWaves broke on the rocks.\n\n# Morning\n\nThe sea was calm at dawn.\n"
+            let source = session.directory.appendingPathComponent("chapters.md")
+            try Data(md.utf8).write(to: source)
+            let epub = session.directory.appendingPathComponent("chapters.epub").path
+            let made = try await session.run("pandoc", [source.path, "--metadata", "title=Three Chapters", "-o", epub])
+            try #require(made.status == 0, "\(made)")
+            #expect(try await session.lector(["read", "--file", epub]).status == 0)
+            let list = try await session.lector(["chapters"])
+            let lines = list.stdout.split(separator: "\n")
+            #expect(list.status == 0 && lines.count == 3, "\(list)")
+            #expect(lines.map { $0.split(separator: "\t").last.map(String.init) ?? "" } == ["Harbour", "Storm", "Morning"], "\(list)")
+            // H:MM:SS, after the title page, increasing.
+            let times = lines.map { line in
+                line.split(separator: "\t")[1].split(separator: ":").reduce(0) { $0 * 60 + (Int($1) ?? 0) }
+            }
+            #expect(times.count == 3 && times[0] < 5 && times[0] < times[1] && times[1] < times[2], "\(list)")
+
+            #expect(try await session.lector(["chapter", "3"]).status == 0)
+            #expect(try await session.waitForSentence(containing: "Morning", timeout: 3).sentence?.contains("Morning") == true)
+            let mark = session.recorder.mark()
+            #expect(try await session.lector(["previous", "--chapter"]).status == 0)
+            #expect(try await session.waitForSentence(containing: "Storm", timeout: 3).sentence?.contains("Storm") == true)
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 2) != nil, "nothing heard after the jump")
+            #expect(try await session.lector(["next", "--paragraph"]).status == 0)
+            #expect(try await session.waitForSentence(containing: "midnight", timeout: 3).sentence?.contains("midnight") == true)
+            #expect(try await session.lector(["next", "--chapter"]).status == 0)
+            #expect(try await session.waitForSentence(containing: "Morning", timeout: 3).sentence?.contains("Morning") == true)
+            let none = try await session.lector(["next", "--chapter"])
+            #expect(none.status == 1 && none.stderr.contains("no next chapter"), "\(none)")
+            let missing = try await session.lector(["chapter", "9"])
+            #expect(missing.status == 1 && missing.stderr.contains("no chapter 9"), "\(missing)")
+            try await session.quiesce()
+        }
+
         @Test("bad documents: truncated, DRM-protected, a zip bomb, an EPUB named .txt; one line each, daemon answers")
         func badDocuments() async throws {
             let session = try await world()
