@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore", "XMLKit", "ArchiveKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).
         .testTarget(name: "IntegrationTests", dependencies: ["GLibKit", "CGio"]),
