@@ -29,7 +29,10 @@ public enum DocumentWorker {
         setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
         let result: Result<ImportedDocument, ImportError>
         switch readInput() {
-        case .success(let bytes): result = importDocument(bytes, format: format)
+        case .success(let bytes):
+            result = importDocument(bytes, format: format) { text, title in
+                _ = write(ImportedDocument.encodedStart(text, title: title))
+            }
         case .failure(let error): result = .failure(error)
         }
         switch result {
@@ -41,8 +44,14 @@ public enum DocumentWorker {
         }
     }
 
-    /// The text and structure of `bytes` read as `format`.
-    static func importDocument(_ bytes: [UInt8], format: String) -> Result<ImportedDocument, ImportError> {
+    /// How much text a long document's start holds before it is sent ahead of the whole (16 K scalars, about
+    /// a quarter of an hour of speech).
+    static let startScalars = 16_384
+
+    /// The text and structure of `bytes` read as `format`. `onStart` receives the start of a long EPUB or PDF
+    /// (at least `startScalars`, whole content documents or pages) and its title, before the rest is read.
+    static func importDocument(_ bytes: [UInt8], format: String,
+                               onStart: ((String, String?) -> Void)? = nil) -> Result<ImportedDocument, ImportError> {
         do throws(ImportError) {
             let document: ImportedDocument
             switch format {
@@ -50,11 +59,11 @@ public enum DocumentWorker {
             case DocumentFormat.markdown.rawValue:
                 let html = "<html><body>" + Markdown.html(String(decoding: bytes, as: UTF8.self)) + "</body></html>"
                 document = try HTMLImporter.read(Array(html.utf8))
-            case DocumentFormat.epub.rawValue: document = try EPUBImporter.read(bytes)
+            case DocumentFormat.epub.rawValue: document = try EPUBImporter.read(bytes, onStart: onStart)
             case DocumentFormat.odt.rawValue: document = try ODTImporter.read(ZipEntries.read(bytes))
             case DocumentFormat.docx.rawValue: document = try DOCXImporter.read(ZipEntries.read(bytes))
-            case DocumentFormat.pdf.rawValue: document = try PDFImporter.read(bytes)
-            case "zip": document = try readZip(bytes)
+            case DocumentFormat.pdf.rawValue: document = try PDFImporter.read(bytes, onStart: onStart)
+            case "zip": document = try readZip(bytes, onStart: onStart)
             default: throw ImportError.malformed("unknown document format '\(format)'")
             }
             guard document.text.contains(where: { !$0.isWhitespace }) else {
@@ -68,9 +77,9 @@ public enum DocumentWorker {
 
     /// A zip container whose content type GIO did not tell: an EPUB (META-INF/container.xml), an OpenDocument
     /// text (content.xml) or a Word document (word/document.xml).
-    static func readZip(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
+    static func readZip(_ bytes: [UInt8], onStart: ((String, String?) -> Void)?) throws(ImportError) -> ImportedDocument {
         let entries = try ZipEntries.read(bytes)
-        if entries.names.contains("META-INF/container.xml") { return try EPUBImporter.read(bytes) }
+        if entries.names.contains("META-INF/container.xml") { return try EPUBImporter.read(bytes, onStart: onStart) }
         if entries.names.contains("word/document.xml") { return try DOCXImporter.read(entries) }
         if entries.names.contains("content.xml") { return try ODTImporter.read(entries) }
         throw .malformed("a zip archive that is not an EPUB, OpenDocument text or Word document")

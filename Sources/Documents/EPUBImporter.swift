@@ -7,7 +7,9 @@ import XMLKit
 /// from headings; title, authors and language from the package metadata. DRM-protected books are refused.
 enum EPUBImporter {
     /// The text and structure of the EPUB in `bytes`.
-    static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
+    /// `onStart` gets the text of the first content documents once they hold `DocumentWorker.startScalars`,
+    /// when more follow.
+    static func read(_ bytes: [UInt8], onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
         let entries = try ZipEntries.read(bytes)
         try refuseDRM(entries)
         guard let container = entries.contents["META-INF/container.xml"],
@@ -27,7 +29,13 @@ enum EPUBImporter {
         let html = HTMLImporter.role(in: package)
         var walker = DocumentWalker { e in e.name == "header" || e.name == "footer" ? .block : html(e) }
         var starts: [String: Int] = [:]
+        var onStart = onStart
+        let title = metadata(package).title
         for itemref in package.all("itemref") {
+            if let send = onStart, walker.builder.scalars >= DocumentWorker.startScalars {
+                send(walker.builder.text, title)
+                onStart = nil
+            }
             guard let idref = itemref.attributes["idref"], let item = manifest[idref], starts[item.href] == nil,
                   let content = entries.contents[item.href],
                   let document = try? MarkupParser.xml(content, recover: true) else { continue }

@@ -12,7 +12,8 @@ enum PDFImporter {
     static let passwordVariable = "LECTOR_DOCUMENT_PASSWORD"
 
     /// The text and structure of the PDF in `bytes`.
-    static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
+    /// `onStart` gets the text of the first `PDFText.window` pages, when more follow.
+    static func read(_ bytes: [UInt8], onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
         let password = getenv(passwordVariable).map { String(cString: $0) }
         let pdf: PDFDocument
         do { pdf = try PDFDocument(bytes: bytes, password: password) } catch {
@@ -22,8 +23,15 @@ enum PDFImporter {
             }
             throw .malformed(error.description)
         }
-        let pages = (0..<pdf.pageCount).map { pdf.text(ofPage: $0) }
-        let (text, pageStarts) = PDFText.join(pages)
+        var joiner = PDFText.Joiner()
+        let count = pdf.pageCount
+        for first in stride(from: 0, to: count, by: PDFText.window) {
+            joiner.add((first..<min(count, first + PDFText.window)).map { pdf.text(ofPage: $0) })
+            if first == 0, count > PDFText.window, let onStart, joiner.builder.text.contains(where: { !$0.isWhitespace }) {
+                onStart(joiner.builder.text, pdf.title)
+            }
+        }
+        let (text, pageStarts) = joiner.finish()
         guard text.contains(where: { !$0.isWhitespace }) else {
             throw .nothingToRead("the PDF has no text layer (a scanned document?): there is nothing Lector can read in it")
         }
@@ -44,16 +52,46 @@ enum PDFText {
         "\u{FB00}": "ff", "\u{FB01}": "fi", "\u{FB02}": "fl", "\u{FB03}": "ffi", "\u{FB04}": "ffl", "\u{FB05}": "st", "\u{FB06}": "st",
     ]
 
+    /// Pages are taken in windows of this many: running headers and footers are told within each window,
+    /// so that a long document's start (its first window) reads as it does in the whole text.
+    static let window = 16
+
     /// The text of `pages` (each page's lines separated by line feeds) and where each page starts in it (scalar
-    /// offsets). Lines found at the top or bottom of at least half of the pages (digits ignored: running
-    /// headers and footers), and lines that are only a page number, are dropped.
+    /// offsets), joined a window of pages at a time (see `Joiner`).
     static func join(_ pages: [String]) -> (String, [Int]) {
-        let lines = pages.map { page in page.split(separator: "\n", omittingEmptySubsequences: false).map { unfold(String($0)) } }
-        let running = runningLines(lines)
-        var builder = TextBuilder()
-        var starts: [Int] = []
-        var carry = ""  // a word hyphenated at the end of the previous line
-        for page in lines {
+        var joiner = Joiner()
+        for first in stride(from: 0, to: pages.count, by: window) {
+            joiner.add(Array(pages[first..<min(pages.count, first + window)]))
+        }
+        return joiner.finish()
+    }
+
+    /// Joins pages into text a window at a time. Within a window, lines found at the top or bottom of at
+    /// least half of its pages (digits ignored: running headers and footers), and lines that are only a page
+    /// number, are dropped. What is joined so far (`builder.text`) is a prefix of the final text.
+    struct Joiner {
+        private(set) var builder = TextBuilder()
+        private var starts: [Int] = []
+        /// A word hyphenated at the end of the last line, held back until the next line says how it goes on.
+        private var carry = ""
+        private var lastRunning: Set<String> = []
+
+        /// Adds the next window of pages.
+        mutating func add(_ pages: [String]) {
+            let lines = pages.map { page in page.split(separator: "\n", omittingEmptySubsequences: false).map { unfold(String($0)) } }
+            // A short last window keeps the running lines of the window before it.
+            let running = lines.count < 3 && !lastRunning.isEmpty ? lastRunning : runningLines(lines)
+            lastRunning = running
+            for page in lines { add(page: page, running: running) }
+        }
+
+        /// The text and where each page starts in it.
+        mutating func finish() -> (String, [Int]) {
+            if !carry.isEmpty { builder.append(carry + "-"); carry = "" }
+            return (builder.text, starts)
+        }
+
+        private mutating func add(page: [String], running: Set<String>) {
             starts.append(builder.nextStart)
             let kept = page.enumerated().filter { index, line in
                 let trimmed = line.trimmingSpaces
@@ -63,42 +101,37 @@ enum PDFText {
             }.map(\.element)
             let lengths = kept.map { $0.trimmingSpaces.count }.filter { $0 > 0 }.sorted()
             let typical = lengths.isEmpty ? 0 : lengths[lengths.count * 3 / 4]
-            for line in kept {
-                let trimmed = line.trimmingSpaces
-                if trimmed.isEmpty { builder.breakParagraph(); continue }
-                // A word hyphenated at the line's end: "light-" "house" is one word, "Jean-" "Paul" keeps its hyphen.
-                let goesOnInLowerCase = trimmed.first?.isLowercase == true
-                var words = carry.isEmpty ? trimmed : carry + (goesOnInLowerCase ? "" : "-") + trimmed
-                carry = ""
-                if let last = words.unicodeScalars.last, last == "-" || last == "\u{2010}",
-                   words.unicodeScalars.dropLast().last?.properties.isAlphabetic == true {
-                    // "light-" then "house": held back and joined to the next line's first word when it goes on
-                    // in lower case.
-                    let cut = words.lastIndex(where: { $0 == " " }).map { words.index(after: $0) } ?? words.startIndex
-                    let stem = String(words[cut...].dropLast())
-                    builder.append(String(words[..<cut]))
-                    carry = stem
-                    words = ""
-                    continue
-                }
-                if let last = trimmed.unicodeScalars.last, !last.properties.generalCategory.isPunctuation,
-                   trimmed.count < typical / 2 {
-                    // A short line without punctuation (a heading, a caption) is a sentence of its own.
-                    builder.breakParagraph()
-                    let start = builder.nextStart
-                    builder.append(words)
-                    builder.endSentence(since: start)
-                    builder.breakParagraph()
-                    continue
-                }
-                builder.append(words)
-                builder.append(" ")
-                // A short line that ends a sentence ends its paragraph.
-                if let last = trimmed.last, ".!?:".contains(last), trimmed.count < typical * 85 / 100 { builder.breakParagraph() }
-            }
-            if !carry.isEmpty { builder.append(carry + "-"); carry = "" }
+            for line in kept { add(line: line.trimmingSpaces, typical: typical) }
         }
-        return (builder.text, starts)
+
+        private mutating func add(line trimmed: String, typical: Int) {
+            if trimmed.isEmpty { builder.breakParagraph(); return }
+            // A word hyphenated at the line's end: "light-" "house" is one word, "Jean-" "Paul" keeps its hyphen.
+            let goesOnInLowerCase = trimmed.first?.isLowercase == true
+            let words = carry.isEmpty ? trimmed : carry + (goesOnInLowerCase ? "" : "-") + trimmed
+            carry = ""
+            if let last = words.unicodeScalars.last, last == "-" || last == "\u{2010}",
+               words.unicodeScalars.dropLast().last?.properties.isAlphabetic == true {
+                let cut = words.lastIndex(where: { $0 == " " }).map { words.index(after: $0) } ?? words.startIndex
+                builder.append(String(words[..<cut]))
+                carry = String(words[cut...].dropLast())
+                return
+            }
+            if let last = trimmed.unicodeScalars.last, !last.properties.generalCategory.isPunctuation,
+               trimmed.count < typical / 2 {
+                // A short line without punctuation (a heading, a caption) is a sentence of its own.
+                builder.breakParagraph()
+                let start = builder.nextStart
+                builder.append(words)
+                builder.endSentence(since: start)
+                builder.breakParagraph()
+                return
+            }
+            builder.append(words)
+            builder.append(" ")
+            // A short line that ends a sentence ends its paragraph.
+            if let last = trimmed.last, ".!?:".contains(last), trimmed.count < typical * 85 / 100 { builder.breakParagraph() }
+        }
     }
 
     /// Lines at the top or bottom (first or last two) of at least half the pages, by `shape`, when there are

@@ -28,7 +28,11 @@ final class DocumentReader {
     /// `DocumentFormat` raw value, or "zip"), and calls `done` once on the main loop with its text and
     /// structure, or one line that says why it cannot be read. `password` opens an encrypted PDF; it reaches
     /// the worker in its environment, which only this user can read, never in its arguments.
-    func read(descriptor: Int32, format: String, password: String? = nil,
+    ///
+    /// `onStart` is called first, once, with the start of the text and the title, when the worker sends them
+    /// before the whole (`ImportedDocument.encodedStart`: long EPUBs and PDFs); the whole text then begins
+    /// with that start.
+    func read(descriptor: Int32, format: String, password: String? = nil, onStart: ((String, String?) -> Void)? = nil,
               done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
         let child: ChildProcess
         let environment = password.map { [DocumentWorker.passwordVariable: $0] } ?? [:]
@@ -59,6 +63,11 @@ final class DocumentReader {
                 guard let n else { return true }  // nothing more for now
                 if n == 0 { break }
                 job.output.append(contentsOf: chunk[..<n])
+                if !job.startSeen, let (text, title, used) = ImportedDocument.decodeStart(job.output) {
+                    job.startSeen = true
+                    job.output.removeFirst(used)
+                    onStart?(text, title)
+                }
                 if job.output.count > Self.maximumOutputBytes {
                     finish(.failure(DocumentFailure(message: "the document's text is larger than \(Self.maximumOutputBytes >> 20) MiB")))
                     return false
@@ -90,6 +99,8 @@ final class DocumentReader {
     private final class Import {
         let child: ChildProcess
         var output: [UInt8] = []
+        /// Whether the start record has been taken off `output` (or cannot come any more).
+        var startSeen = false
         var watch: Source?
         let timer = OneShotTimer()
         init(child: ChildProcess) { self.child = child }
@@ -102,7 +113,8 @@ final class DocumentReader {
     static func format(byName: String, byData: String) -> String? {
         if let format = DocumentFormat(contentType: byData), format != .text { return format.rawValue }
         if byData == DocumentFormat.zipped || ContentType.isA(byData, DocumentFormat.zipped) { return "zip" }
-        if let format = DocumentFormat(contentType: byName), format != .text, ContentType.isA(byData, "text/plain") || byData == byName {
+        if let format = DocumentFormat(contentType: byName), format == .html || format == .markdown,
+           ContentType.isA(byData, "text/plain") || byData == byName {
             return format.rawValue
         }
         return nil

@@ -279,7 +279,8 @@ final class MPRISService: DBusDeferringObject {
             .album: .string(u.title),
             .asText: .string(title),
             .language: .string(voice.language),
-            .artist: .strings([voice.name]),
+            // A document's authors where it names them (EPUB dc:creator, PDF Author), else the voice.
+            .artist: .strings(u.structure.authors.isEmpty ? [voice.name] : u.structure.authors),
         ]
         if let url = u.url { d[.url] = .string(url) }
         if let artURL { d[.artURL] = .string(artURL) }

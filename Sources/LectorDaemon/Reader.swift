@@ -21,6 +21,8 @@ final class Reader {
     let bookmarks: Bookmarks
     /// Reads documents (EPUB, PDF, HTML, …) in a child process each.
     let documents = DocumentReader(argv: [executablePath(), "document"])
+    /// The start of a document being read while its worker extracts the rest (`completeDocument`).
+    var documentStart: (utterance: Utterance, cutter: SentenceCutter?, options: SpeakOptions)?
 
     /// An event, at the moment it is heard, with the position heard then (µs).
     var onEvent: ((SpeechEvent, Int64) -> Void)?
@@ -79,8 +81,11 @@ final class Reader {
     /// - Throws: `DBusError` with Lector's error names (data/org.lector.Lector1.xml): a full queue, a text or
     ///   file that cannot be read, a bad language, voice, rate or pitch.
     /// A document's `structure` (title, authors, chapters) goes with its text into the utterance.
+    ///
+    /// With `awaitingWhole`, `text` is the start of a document whose whole text comes later
+    /// (`completeDocument`): its rest is not cut until then, and reading does not end before it.
     func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil,
-               structure: TextStructure? = nil) throws(DBusError) -> UInt64 {
+               structure: TextStructure? = nil, awaitingWhole: Bool = false) throws(DBusError) -> UInt64 {
         let atOnce = !options.queue || engine.manager.state == .stopped
         if !atOnce {
             // Refused before the text is read whole or prepared: a full queue costs the caller nothing here.
@@ -105,15 +110,18 @@ final class Reader {
         var (utterance, cutter) = try prepare(text, options: options, atOnce: atOnce)
         if let structure { utterance.structure = structure }
         if let rest { utterance.pendingText += rest.remainingBytes }  // about that many scalars
+        if awaitingWhole { utterance.pendingText += text.utf8.count }  // unknown: at least as much again
         // The text read until now is freed once this one is on its way: freeing the sentences of a long text
         // would otherwise come between this request and its first sound.
         let replaced = engine.manager.current
         try transition { m throws(SpeechError) in try m.speak(utterance, queue: options.queue) }
         Self.freeLater(replaced)
-        if engine.manager.current?.id == utterance.id {
+        if awaitingWhole, engine.manager.current?.id == utterance.id {
+            documentStart = (utterance, cutter, options)
+        } else if engine.manager.current?.id == utterance.id {
             let start = utterance
             pending.begin(cutter, utterance: utterance.id, completion: rest.map { file in
-                { [unowned self] in self.complete(start, cutter: cutter, file: file, options: options) }
+                { [unowned self] in self.complete(start, cutter: cutter, options: options, whole: file.readWhole) }
             })
         }
         continueFromBookmark(&utterance, options: options)
@@ -132,48 +140,6 @@ final class Reader {
         }
     }
 
-    /// Reads the document open on `descriptor` (taken) as `format` in the document worker, then reads its
-    /// text with `options` (its title from the document when it has one, else `options.title`) and calls
-    /// `done` with the utterance id, or the D-Bus error InvalidArgs with the one line that says why the
-    /// document cannot be read. Never blocks: the worker runs as a child process.
-    func speakDocument(descriptor: Int32, format: String, options: SpeakOptions,
-                       done: @escaping (Result<UInt64, DBusError>) -> Void) {
-        documents.read(descriptor: descriptor, format: format, password: options.password) { [weak self] result in
-            guard let self else { return done(.failure(.failed("the daemon is stopping"))) }
-            switch result {
-            case .failure(let failure):
-                let what = options.title ?? "the document"
-                Log.message("cannot read \(what): \(failure.message)")
-                done(.failure(.invalidArgs("cannot read \(what): \(failure.message)")))
-            case .success(let document):
-                var options = options
-                options.ssml = false
-                options.format = nil
-                options.password = nil
-                options.title = document.structure.title ?? options.title
-                do throws(DBusError) {
-                    done(.success(try self.speak(document.text, options: options, structure: document.structure)))
-                } catch {
-                    done(.failure(error))
-                }
-            }
-        }
-    }
-
-    /// The document format `options.format` names, else the one of a file named `name` starting with `head`
-    /// (`DocumentReader.format`); nil for plain text or SSML. - Throws: InvalidArgs for an unknown format.
-    static func documentFormat(options: SpeakOptions, name: String?, head: [UInt8]) throws(DBusError) -> String? {
-        if let given = options.format {
-            guard let format = DocumentFormat(rawValue: given.lowercased()) else {
-                throw .invalidArgs("unknown format '\(given)'; known: " + DocumentFormat.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            return format == .text ? nil : format.rawValue
-        }
-        guard !options.ssml, !head.isEmpty else { return nil }
-        return DocumentReader.format(byName: ContentType.guess(fileName: name, data: head),
-                                     byData: ContentType.guess(fileName: nil, data: head))
-    }
-
     /// A file read before continues where it was left off (the sentences up to there are cut first).
     private func continueFromBookmark(_ utterance: inout Utterance, options: SpeakOptions) {
         guard !options.queue, !options.fromStart, let index = bookmarks.resumePoint(for: utterance) else { return }
@@ -188,12 +154,12 @@ final class Reader {
     /// be read any more, the start is all that is read (one line says why), with `cutter`. When the whole text
     /// does not begin as the start did (the file changed in between), it is read from its beginning as a new
     /// text.
-    private func complete(_ start: Utterance, cutter: SentenceCutter?, file: Input.FileRest,
-                          options: SpeakOptions) -> SentenceCutter? {
+    func complete(_ start: Utterance, cutter: SentenceCutter?, options: SpeakOptions, structure: TextStructure? = nil,
+                  whole readWhole: () -> Result<String, Input.Failure>) -> SentenceCutter? {
         let whole: Utterance, rest: SentenceCutter?
         do throws(PrepareError) {
             let text: String
-            switch file.readWhole() {
+            switch readWhole() {
             case .success(let read): text = read
             case .failure(let failure): throw PrepareError.invalid(failure.message)
             }
@@ -206,10 +172,10 @@ final class Reader {
         guard whole.sentences == start.sentences, whole.voices == start.voices,
               whole.text.utf8.starts(with: start.text.utf8) else {
             Log.message("\(options.title ?? "the file") changed while it was read: reading it again from its beginning")
-            _ = MainContext.idle { [weak self] in _ = try? self?.speak(whole.text, options: options) }
+            _ = MainContext.idle { [weak self] in _ = try? self?.speak(whole.text, options: options, structure: structure) }
             return nil
         }
-        engine.complete(utterance: start.id, text: whole.text, pendingText: whole.pendingText)
+        engine.complete(utterance: start.id, text: whole.text, pendingText: whole.pendingText, structure: structure)
         onChange?()  // Text grew
         return rest
     }

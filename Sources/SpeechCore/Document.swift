@@ -72,6 +72,25 @@ public struct ImportedDocument: Equatable, Sendable {
         return Array(head.utf8) + Array(text.utf8)
     }
 
+    /// The start of a long document's text, sent by the worker before the whole: `lector-start`, the text's
+    /// UTF-8 length and the title (tab-separated, one line), then the text. The whole text begins with it.
+    public static func encodedStart(_ text: String, title: String?) -> [UInt8] {
+        let title = (title ?? "").map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }
+        return Array("lector-start\t\(text.utf8.count)\t\(String(title))\n".utf8) + Array(text.utf8)
+    }
+
+    /// The start record at the beginning of `bytes` (see `encodedStart`): its text, title (nil when empty)
+    /// and how many bytes it took; nil when `bytes` do not begin with a whole one.
+    public static func decodeStart(_ bytes: [UInt8]) -> (String, String?, Int)? {
+        let prefix = Array("lector-start\t".utf8)
+        guard bytes.starts(with: prefix), let end = bytes.firstIndex(of: 10) else { return nil }
+        let fields = String(decoding: bytes[prefix.count..<end], as: UTF8.self).split(separator: "\t", maxSplits: 1,
+                                                                                       omittingEmptySubsequences: false)
+        guard let count = fields.first.flatMap({ Int($0) }), bytes.count - (end + 1) >= count else { return nil }
+        let title = fields.count > 1 && !fields[1].isEmpty ? String(fields[1]) : nil
+        return (String(decoding: bytes[(end + 1)..<(end + 1 + count)], as: UTF8.self), title, end + 1 + count)
+    }
+
     /// Reads what `encoded` wrote; nil for anything else (a worker that died half way, or garbage).
     public init?(encoded bytes: [UInt8]) {
         var structure = TextStructure()

@@ -51,6 +51,10 @@ extension Integration {
             #expect(text.contains("Three fishing boats were still out past the reef."), "\(text)")
             #expect(text.contains("at dusk. The lamp"), "footnote marker read: \(text)")
             #expect(!text.contains("</") && !text.contains("<p") && !text.contains("PK"), "markup or zip bytes read: \(text)")
+            let metadata = bus.property("org.mpris.MediaPlayer2.lector", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+                                        "Metadata") ?? ""
+            #expect(metadata.contains("'xesam:album': <'The Lighthouse Keeper'>"), "\(metadata)")
+            #expect(metadata.contains("'xesam:artist': <['Ada Keeper']>"), "\(metadata)")
             try await session.quiesce()
         }
 
@@ -173,6 +177,42 @@ extension Integration {
             #expect(none.status == 1 && none.stderr.contains("no next chapter"), "\(none)")
             let missing = try await session.lector(["chapter", "9"])
             #expect(missing.status == 1 && missing.stderr.contains("no chapter 9"), "\(missing)")
+            try await session.quiesce()
+        }
+
+        @Test("a long PDF is heard from its first pages while the rest is extracted, then read whole")
+        func longPDF() async throws {
+            let session = try await world()
+            var ps = ["%!PS", "/Helvetica findfont 10 scalefont setfont",
+                      "[/Title (Last Part) /Page 60 /OUT pdfmark"]
+            for page in 1...60 {
+                ps.append("72 760 moveto (A Long Report) show")
+                for line in 0..<40 {
+                    let words = page == 60 && line == 0 ? "The final page says goodbye."
+                        : "Line \(line) of page \(page) tells of boats and lamps and the long grey sea."
+                    ps.append("72 \(730 - line * 14) moveto (\(words)) show")
+                }
+                ps.append("300 40 moveto (\(page)) show showpage")
+            }
+            let source = session.directory.appendingPathComponent("long.ps")
+            try Data(ps.joined(separator: "\n").utf8).write(to: source)
+            let pdf = session.directory.appendingPathComponent("long.pdf").path
+            let made = try await session.run("ps2pdf", [source.path, pdf], timeout: 60)
+            try #require(made.status == 0, "\(made)")
+            let mark = session.recorder.mark()
+            let read = try await session.lector(["read", "--lang", "en", "--file", pdf])
+            #expect(read.status == 0, "\(read)\n\(session.daemonLogs())")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "nothing heard")
+            let bus = try BusConnection(address: session.busAddress)
+            let whole = await poll(timeout: 10, {
+                bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            }, until: { $0.contains("The final page says goodbye.") })
+            #expect(whole.contains("The final page says goodbye."), "the rest never came: \(whole.suffix(300))\n\(session.daemonLogs())")
+            #expect(!whole.contains("A Long Report"), "running header read")
+            let chapters = try await session.lector(["chapters"])
+            #expect(chapters.status == 0 && chapters.stdout.contains("Last Part"), "\(chapters)")
+            #expect(try await session.lector(["chapter", "1"]).status == 0)
+            #expect(try await session.waitForSentence(containing: "goodbye", timeout: 3).sentence?.contains("goodbye") == true)
             try await session.quiesce()
         }
 
