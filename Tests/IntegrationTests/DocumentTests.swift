@@ -177,6 +177,14 @@ extension Integration {
             #expect(none.status == 1 && none.stderr.contains("no next chapter"), "\(none)")
             let missing = try await session.lector(["chapter", "9"])
             #expect(missing.status == 1 && missing.stderr.contains("no chapter 9"), "\(missing)")
+            // The bookmark: stopped in the second chapter, the same book read again goes on there.
+            #expect(try await session.lector(["chapter", "2"]).status == 0)
+            _ = try await session.waitForSentence(containing: "Storm", timeout: 3)
+            #expect(try await session.lector(["stop"]).status == 0)
+            #expect(try await session.lector(["read", "--file", epub]).status == 0)
+            let resumed = try await poll(timeout: 3, session.status, until: { $0.sentence != nil })
+            #expect(resumed.sentence?.contains("Storm") == true || resumed.sentence?.contains("midnight") == true,
+                    "not resumed at the bookmark: \(resumed)\n\(session.daemonLogs())")
             try await session.quiesce()
         }
 
