@@ -47,13 +47,39 @@ enum HTMLImporter {
     }
 
     /// The element holding the article: the first `main`, else the first `article`, else the first element
-    /// with `role="main"`, else `body`, else the root.
+    /// with `role="main"`, else the densest block (`densest`), else `body`, else the root.
     static func article(of root: MarkupElement) -> MarkupElement {
-        root.first("main") ?? root.first("article") ?? first(in: root) { $0.attributes["role"] == "main" }
-            ?? root.first("body") ?? root
+        if let marked = root.first("main") ?? root.first("article") ?? first(in: root, where: { $0.attributes["role"] == "main" }) {
+            return marked
+        }
+        let body = root.first("body") ?? root
+        return densest(in: body) ?? body
     }
 
-    private static func first(in root: MarkupElement, where test: (MarkupElement) -> Bool) -> MarkupElement? {
+    /// The text-density choice for a page that marks no article: the block (`div`, `section`, `td`) whose
+    /// own paragraphs (`p` children) hold the most text, when that is at least half of all the text in the
+    /// page's paragraphs; nil otherwise (the whole body is read).
+    static func densest(in body: MarkupElement) -> MarkupElement? {
+        var best: (MarkupElement, Int)?
+        var total = 0
+        var stack = [body]
+        while let e = stack.popLast() {
+            var own = 0
+            for child in e.elements {
+                if child.name == "p" {
+                    own += child.textContent.count
+                } else if !skipped.contains(child.name) {
+                    stack.append(child)
+                }
+            }
+            total += own
+            if ["div", "section", "td"].contains(e.name), own > (best?.1 ?? 0) { best = (e, own) }
+        }
+        guard let (element, own) = best, own * 2 >= total, total > 0 else { return nil }
+        return element
+    }
+
+    static func first(in root: MarkupElement, where test: (MarkupElement) -> Bool) -> MarkupElement? {
         var stack = [root]
         while let e = stack.popLast() {
             if test(e) { return e }

@@ -49,6 +49,16 @@ import SpeechCore
         #expect(TextCleaner.clean(doc.text) == doc.text)
     }
 
+    @Test func withoutMainOrArticleTheDensestBlockIsRead() throws {
+        let doc = try Self.read("""
+            <html><body><div class="menu"><p>Home</p><p>About</p></div>
+            <div class="story"><p>The keeper lit the lamp at dusk, as he did every evening.</p>
+            <p>The boats came home one by one across the dark water.</p></div>
+            <div class="links"><p>Share</p></div></body></html>
+            """)
+        #expect(doc.text == "The keeper lit the lamp at dusk, as he did every evening.\n\nThe boats came home one by one across the dark water.")
+    }
+
     /// libxml2 stops at 256 levels: what came before is read, the rest is lost, nothing crashes.
     @Test func deepNestingKeepsWhatCameBefore() throws {
         let html = "<p>Before the depths.</p>" + String(repeating: "<div>", count: 100_000) + "deep text"
