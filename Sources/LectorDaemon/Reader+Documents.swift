@@ -10,7 +10,9 @@ extension Reader {
     /// D-Bus error InvalidArgs and the one line that says why it cannot be read. The title is the document's
     /// when it has one, else `options.title`. Never blocks: the worker runs as a child process.
     ///
-    /// A queued document, and one with a bookmark (found by the whole text's hash), are read whole first.
+    /// A queued document, and one with a bookmark (found by the whole text's hash), are read whole first. A
+    /// document not queued is dropped (the call fails with one line) when another text was asked for while its
+    /// worker ran.
     func speakDocument(descriptor: Int32, format: String, options given: SpeakOptions,
                        done: @escaping (Result<UInt64, DBusError>) -> Void) {
         var options = given
@@ -19,8 +21,15 @@ extension Reader {
         options.password = nil
         let bookmarked = !options.fromStart && options.url.map { bookmarks.hasBookmark(uri: $0) } == true
         var started: UInt64?
+        textRequests &+= 1
+        let request = textRequests
+        let superseded = DBusError.failed("\(options.title ?? "the document") was not read: another text was asked for while it was being opened")
         let onStart: ((String, String?) -> Void)? = options.queue || bookmarked ? nil : { [weak self] text, title in
             guard let self else { return }
+            guard self.textRequests == request else {
+                started = 0
+                return done(.failure(superseded))
+            }
             var o = options
             o.title = title ?? options.title
             do throws(DBusError) {
@@ -36,6 +45,8 @@ extension Reader {
             guard let self else { return done(.failure(.failed("the daemon is stopping"))) }
             let what = options.title ?? "the document"
             switch (result, started) {
+            case (_, 0?):
+                return  // answered already: the start could not be read, or was superseded
             case (.failure(let failure), nil):
                 Log.message("cannot read \(what): \(failure.message)")
                 done(.failure(.invalidArgs("cannot read \(what): \(failure.message)")))
@@ -43,6 +54,8 @@ extension Reader {
                 Log.warning("read only the start of \(what): \(failure.message)")
                 self.completeDocument(id, with: nil)
             case (.success(let document), nil):
+                // A newer text replaced what this one would have replaced (a queued document waits its turn).
+                guard options.queue || self.textRequests == request else { return done(.failure(superseded)) }
                 options.title = document.structure.title ?? options.title
                 do throws(DBusError) {
                     done(.success(try self.speak(document.text, options: options, structure: document.structure)))

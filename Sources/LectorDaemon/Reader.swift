@@ -21,6 +21,9 @@ final class Reader {
     let bookmarks: Bookmarks
     /// Reads documents (EPUB, PDF, HTML, …) in a child process each.
     let documents = DocumentReader(argv: [executablePath(), "document"])
+    /// Counts the texts asked for (each `speak`, each document): a document that comes back from its worker
+    /// after a newer text was asked for is not read over it.
+    var textRequests: UInt64 = 0
     /// The start of a document being read while its worker extracts the rest (`completeDocument`).
     var documentStart: (utterance: Utterance, cutter: SentenceCutter?, options: SpeakOptions)?
 
@@ -86,6 +89,7 @@ final class Reader {
     /// (`completeDocument`): its rest is not cut until then, and reading does not end before it.
     func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil,
                structure: TextStructure? = nil, awaitingWhole: Bool = false) throws(DBusError) -> UInt64 {
+        textRequests &+= 1
         let atOnce = !options.queue || engine.manager.state == .stopped
         if !atOnce {
             // Refused before the text is read whole or prepared: a full queue costs the caller nothing here.

@@ -265,6 +265,7 @@ extension Integration {
             #expect(text.contains("Three fishing boats"), "\(text)")
             let status = try await session.status()
             #expect(status.exitStatus == 0, "the daemon stopped answering: \(status)\n\(session.daemonLogs())")
+
             try await session.quiesce()
         }
     }
