@@ -30,6 +30,7 @@ public enum DocumentWorker {
         let result: Result<ImportedDocument, ImportError>
         switch readInput() {
         case .success(let bytes):
+            injectFault(into: bytes)
             result = importDocument(bytes, format: format) { text, title in
                 _ = write(ImportedDocument.encodedStart(text, title: title))
             }
@@ -83,6 +84,23 @@ public enum DocumentWorker {
         if entries.names.contains("word/document.xml") { return try DOCXImporter.read(entries) }
         if entries.names.contains("content.xml") { return try ODTImporter.read(entries) }
         throw .malformed("a zip archive that is not an EPUB, OpenDocument text or Word document")
+    }
+
+    /// `LECTOR_TEST_DOCUMENT_FAULT=abort:TEXT`, `hang:TEXT` or `slow:TEXT` makes the worker abort, hang, or
+    /// wait one second on documents that contain TEXT, for the end-to-end tests; nothing in Lector sets it.
+    static let faultVariable = "LECTOR_TEST_DOCUMENT_FAULT"
+
+    private static func injectFault(into bytes: [UInt8]) {
+        guard let value = getenv(faultVariable).map({ String(cString: $0) }), let colon = value.firstIndex(of: ":") else { return }
+        let trigger = Array(value[value.index(after: colon)...].utf8)
+        guard !trigger.isEmpty, bytes.count >= trigger.count,
+              (0...(bytes.count - trigger.count)).contains(where: { bytes[$0..<($0 + trigger.count)].elementsEqual(trigger) }) else { return }
+        switch value[..<colon] {
+        case "abort": abort()
+        case "hang": while true { pause() }
+        case "slow": sleep(1)
+        default: return
+        }
     }
 
     private static func readInput() -> Result<[UInt8], ImportError> {

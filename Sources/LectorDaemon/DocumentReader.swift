@@ -10,8 +10,9 @@ import SystemKit
 /// file itself (its standard input), its output is read as it comes (non-blocking), and a watchdog kills it
 /// after `timeoutMilliseconds`.
 final class DocumentReader {
-    /// How long one document may take to read (20 s).
-    static let timeoutMilliseconds: UInt32 = 20_000
+    /// How long one document may take to read (20 s; `LECTOR_TEST_DOCUMENT_TIMEOUT_MS` for the end-to-end
+    /// tests, which nothing in Lector sets).
+    static let timeoutMilliseconds: UInt32 = getenv("LECTOR_TEST_DOCUMENT_TIMEOUT_MS").flatMap { UInt32(String(cString: $0)) } ?? 20_000
     /// Most bytes the worker may send back (64 MiB of text and structure).
     static let maximumOutputBytes = 64 << 20
 
@@ -53,7 +54,7 @@ final class DocumentReader {
             done(result)
         }
         job.timer.arm(milliseconds: Self.timeoutMilliseconds) {
-            finish(.failure(DocumentFailure(message: "the document took longer than \(Self.timeoutMilliseconds / 1000) s to read; gave up")))
+            finish(.failure(DocumentFailure(message: "the document took longer than \(Double(Self.timeoutMilliseconds) / 1000) s to read; gave up")))
         }
         job.watch = MainContext.watch(fd: child.stdoutFD) { _ in
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
