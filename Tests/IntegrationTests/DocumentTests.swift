@@ -225,7 +225,7 @@ extension Integration {
             try await session.quiesce()
         }
 
-        @Test("bad documents: truncated, DRM-protected, a zip bomb, an EPUB named .txt; one line each, daemon answers")
+        @Test("bad documents: truncated, DRM-protected, a zip bomb, external entities, 100,000 nested elements, an EPUB named .txt; one line each, daemon answers")
         func badDocuments() async throws {
             let session = try await world()
             let epub = try await Self.make("epub", in: session)
@@ -255,12 +255,33 @@ extension Integration {
             let boom = try await session.lector(["read", "--file", bomb.path])
             #expect(boom.status == 1 && boom.stderr.contains("too large"), "\(boom)")
 
+            // A Word document whose XML names /etc/passwd as an external entity: never resolved.
+            let xxeDir = session.directory.appendingPathComponent("xxe")
+            try FileManager.default.createDirectory(at: xxeDir.appendingPathComponent("word"), withIntermediateDirectories: true)
+            try Data("""
+                <?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+                <w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>
+                <w:p><w:r><w:t>Entity here: &x; and nothing else.</w:t></w:r></w:p></w:body></w:document>
+                """.utf8).write(to: xxeDir.appendingPathComponent("word/document.xml"))
+            let xxe = session.directory.appendingPathComponent("xxe.docx")
+            _ = try await session.run("sh", ["-c", "cd '\(xxeDir.path)' && zip -q '\(xxe.path)' word/document.xml"])
+            #expect(try await session.lector(["read", "--file", xxe.path]).status == 0)
+            let bus = try BusConnection(address: session.busAddress)
+            let xxeText = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            #expect(xxeText.contains("Entity here:") && !xxeText.contains("root:"), "\(xxeText)")
+
+            // 100,000 nested elements: what comes before them is read, the daemon goes on.
+            let deep = session.directory.appendingPathComponent("deep.html")
+            try Data(("<html><body><p>Before the depths.</p>" + String(repeating: "<div>", count: 100_000) + "deep"
+                      + String(repeating: "</div>", count: 100_000) + "</body></html>").utf8).write(to: deep)
+            let deepRead = try await session.lector(["read", "--file", deep.path])
+            #expect(deepRead.status == 0, "\(deepRead)")
+
             // An EPUB named .txt is read as the EPUB it is.
             let lying = session.directory.appendingPathComponent("notes.txt")
             try FileManager.default.copyItem(atPath: epub, toPath: lying.path)
             let liar = try await session.lector(["read", "--file", lying.path])
             #expect(liar.status == 0, "\(liar)")
-            let bus = try BusConnection(address: session.busAddress)
             let text = bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
             #expect(text.contains("Three fishing boats"), "\(text)")
             let status = try await session.status()
