@@ -145,7 +145,7 @@ extension Integration {
         @Test("chapters: listed with start times; chapter N, next/previous --chapter and next --paragraph move there")
         func chapters() async throws {
             let session = try await world()
-            let sample = try String(contentsOfFile: "/work/shared/samples/en.txt", encoding: .utf8)
+            let sample = try String(contentsOf: Paths.packageRoot.appendingPathComponent("data/samples/en.txt"), encoding: .utf8)
             let md = "# Harbour\n\n\(sample)\n\n# Storm\n\nThe storm came at midnight.\n\nWaves broke on the rocks.\n\n# Morning\n\nThe sea was calm at dawn.\n"
             let source = session.directory.appendingPathComponent("chapters.md")
             try Data(md.utf8).write(to: source)
