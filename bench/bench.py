@@ -518,6 +518,63 @@ class Bench:
             log("first sound: run %d/%d done" % (run + 1, self.first_sound_runs))
         self.extra["big_reads"] = big_reads
 
+    # -- documents
+    def make_documents(self):
+        """A 2 MB EPUB (pandoc, a chapter every 40 paragraphs) and a 1,000-page PDF (Ghostscript, a running
+        header and a page number on every page); 100 KB and 20 pages for --smoke."""
+        paras = (100 * 1024 if self.o.smoke else 2 * 1024 * 1024) // (len(self.para) + 1) + 1
+        chapters = ["# Chapter %d\n\n%s\n" % (n + 1, "\n\n".join([self.para] * min(40, paras - n * 40)))
+                    for n in range((paras + 39) // 40)]
+        md = self.write("book.md", "\n".join(chapters))
+        epub = os.path.join(self.work, "book.epub")
+        subprocess.run(["pandoc", md, "--metadata", "title=Bench Book", "-o", epub], check=True)
+        words = self.para.split()
+        lines, line = [], ""
+        for w in words:
+            if len(line) + len(w) > 80:
+                lines.append(line)
+                line = ""
+            line += (" " if line else "") + w
+        lines.append(line)
+        pages = 20 if self.o.smoke else 1000
+        ps = ["%!PS", "/Helvetica findfont 10 scalefont setfont"]
+        for n in range(pages):
+            ps.append("72 760 moveto (Bench Book) show")
+            for i in range(50):
+                text = lines[(n * 50 + i) % len(lines)].replace("(", "").replace(")", "")
+                ps.append("72 %d moveto (%s) show" % (730 - i * 13, text))
+            ps.append("300 40 moveto (%d) show showpage" % (n + 1))
+        ps_file = self.write("book.ps", "\n".join(ps) + "\n")
+        pdf = os.path.join(self.work, "book.pdf")
+        subprocess.run(["ps2pdf", ps_file, pdf], check=True)
+        return [("%d KB EPUB" % (os.path.getsize(md) // 1024), epub), ("%d-page PDF" % pages, pdf)]
+
+    def documents(self):
+        """First sound of `lector read --file` for documents, beside the one-sentence text file, in the same
+        runs (shuffled, seeded), and their ratio."""
+        docs = self.make_documents()
+        files = [("one-sentence text file", self.sentence_file)] + docs
+        for run in range(self.first_sound_runs):
+            order = list(files)
+            random.Random(run).shuffle(order)
+            for kind, path in order:
+                self.quiet()
+                argv = [self.o.lector, "read", "--lang", "en", "--file", path]
+                def stop(p):
+                    p.wait(30)
+                    self.lector_stop()
+                value = self.measure(lambda: self.run_cmd(argv, "lector read --file " + kind), 30, stop)
+                self.add("first sound, document: lector read --file, %s" % kind, ms(value))
+            log("documents: run %d/%d done" % (run + 1, self.first_sound_runs))
+        base = self.results.get("first sound, document: lector read --file, one-sentence text file", [])
+        for kind, _ in docs:
+            values = self.results.get("first sound, document: lector read --file, %s" % kind, [])
+            good = [v for v in values if v is not None]
+            good_base = [v for v in base if v is not None]
+            if good and good_base:
+                self.add("first sound ratio, %s / one-sentence text file (x)" % kind,
+                         statistics.median(good) / statistics.median(good_base))
+
     def floor_pcm(self):
         """The one sentence rendered by eSpeak NG, leading silence cut, as raw PCM for pacat."""
         wav = os.path.join(self.work, "floor.wav")
@@ -971,7 +1028,7 @@ class Bench:
             log("servers warm")
             only = os.environ.get("LECTOR_BENCH_ONLY", "").split(",")  # for working on the bench itself
             # memory first: the daemon is fresh, so growth over the 1 MB text is not hidden by earlier readings
-            for part in ("memory", "first_sound", "pause_resume", "exactness", "control", "cost"):
+            for part in ("memory", "first_sound", "documents", "pause_resume", "exactness", "control", "cost"):
                 if only == [""] or part in only:
                     getattr(self, part)()
                 if part == "first_sound":

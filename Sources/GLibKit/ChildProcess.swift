@@ -17,11 +17,11 @@ public enum ExitStatus: Equatable, Sendable {
 /// exists). Dropping the object neither kills the child nor cancels `onExit`.
 public final class ChildProcess {
     private let process: OpaquePointer
-    private let stdinStream: UnsafeMutablePointer<GOutputStream>
+    private let stdinStream: UnsafeMutablePointer<GOutputStream>?
     private let stdoutStream: UnsafeMutablePointer<GInputStream>
 
     /// The write end of the child's stdin pipe; owned by this object (closed by `closeStdin()` or when the
-    /// object goes away).
+    /// object goes away); -1 for a child started with `init(argv:standardInput:)`.
     public let stdinFD: FileDescriptor
     /// The read end of the child's stdout pipe; owned by this object (closed when the object goes away).
     public let stdoutFD: FileDescriptor
@@ -39,14 +39,38 @@ public final class ChildProcess {
         let created = withCStringArray(argv) { g_subprocess_newv($0, flags, &error) }
         guard let created else { throw GLibError(consuming: error!) }
         process = created
-        stdinStream = g_object_ref(g_subprocess_get_stdin_pipe(created)).assumingMemoryBound(to: GOutputStream.self)
+        let input = g_object_ref(g_subprocess_get_stdin_pipe(created)).assumingMemoryBound(to: GOutputStream.self)
+        stdinStream = input
         stdoutStream = g_object_ref(g_subprocess_get_stdout_pipe(created)).assumingMemoryBound(to: GInputStream.self)
-        stdinFD = FileDescriptor(rawValue: g_unix_output_stream_get_fd(UnsafeMutableRawPointer(stdinStream).assumingMemoryBound(to: GUnixOutputStream.self)))
+        stdinFD = FileDescriptor(rawValue: g_unix_output_stream_get_fd(UnsafeMutableRawPointer(input).assumingMemoryBound(to: GUnixOutputStream.self)))
+        stdoutFD = FileDescriptor(rawValue: g_unix_input_stream_get_fd(UnsafeMutableRawPointer(stdoutStream).assumingMemoryBound(to: GUnixInputStream.self)))
+    }
+
+    /// Starts `argv` as `init(argv:)` does, but with `standardInput` (a descriptor this object takes and closes,
+    /// e.g. an open file) as the child's stdin instead of a pipe (`g_subprocess_launcher_take_stdin_fd`), and
+    /// `environment` set in the child's environment besides this process's.
+    ///
+    /// - Throws: `GLibError` when the program cannot be started.
+    public init(argv: [String], standardInput: Int32, environment: [String: String] = [:]) throws(GLibError) {
+        guard !argv.isEmpty else {
+            throw GLibError(domain: "g-exec-error-quark", code: 0, message: "No program to start")
+        }
+        let launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE)!
+        defer { g_object_unref(UnsafeMutableRawPointer(launcher)) }
+        g_subprocess_launcher_take_stdin_fd(launcher, standardInput)
+        for (name, value) in environment { g_subprocess_launcher_setenv(launcher, name, value, 1) }
+        var error: UnsafeMutablePointer<GError>?
+        let created = withCStringArray(argv) { g_subprocess_launcher_spawnv(launcher, $0, &error) }
+        guard let created else { throw GLibError(consuming: error!) }
+        process = created
+        stdinStream = nil
+        stdoutStream = g_object_ref(g_subprocess_get_stdout_pipe(created)).assumingMemoryBound(to: GInputStream.self)
+        stdinFD = FileDescriptor(rawValue: -1)
         stdoutFD = FileDescriptor(rawValue: g_unix_input_stream_get_fd(UnsafeMutableRawPointer(stdoutStream).assumingMemoryBound(to: GUnixInputStream.self)))
     }
 
     deinit {
-        g_object_unref(stdinStream)
+        if let stdinStream { g_object_unref(stdinStream) }
         g_object_unref(stdoutStream)
         g_object_unref(UnsafeMutableRawPointer(process))
     }
@@ -83,7 +107,7 @@ public final class ChildProcess {
     /// Closes the write end of the child's stdin (`g_output_stream_close`), so the child reads end of file.
     /// Safe to call twice.
     public func closeStdin() {
-        _ = g_output_stream_close(stdinStream, nil, nil)
+        if let stdinStream { _ = g_output_stream_close(stdinStream, nil, nil) }
     }
 }
 

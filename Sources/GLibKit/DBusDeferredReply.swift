@@ -46,6 +46,11 @@ public final class DBusPendingReply {
         if invocation != nil { fail(.failed("\(what) was not answered")) }
     }
 
+    /// The Unix file descriptors that came with the call; empty once it is answered.
+    public var fileDescriptors: DBusFileDescriptors {
+        DBusFileDescriptors(message: invocation.flatMap { g_dbus_method_invocation_get_message($0) })
+    }
+
     /// Whether the call has been answered.
     public var isAnswered: Bool { invocation == nil }
 

@@ -10,8 +10,10 @@ public enum Command {
         ("resume", "Resume reading where it paused"),
         ("toggle", "Pause, resume, or read the last text again"),
         ("stop", "Stop reading"),
-        ("next", "Skip to the next sentence"),
-        ("previous", "Go back to the previous sentence"),
+        ("next", "Skip to the next sentence (or --chapter, --paragraph)"),
+        ("previous", "Go back to the previous sentence (or --chapter, --paragraph)"),
+        ("chapters", "List the chapters of the text with their start times"),
+        ("chapter", "Go to chapter N"),
         ("seek", "Jump by ±SECONDS"),
         ("rate", "Change the speaking rate (words per minute), heard from the next word"),
         ("pitch", "Change the base pitch (0-99), heard from the next word"),
@@ -37,8 +39,9 @@ public enum Command {
         guard let name = args.first, !name.hasPrefix("-") else { return topLevel(arguments) }
         let rest = ["lector " + name] + args.dropFirst()
         switch name {
-        case "worker", "daemon", "voices":
+        case "worker", "daemon", "voices", "document":
             guard let local else { return DaemonExecutable.become(arguments) }
+            if name == "document" { return local.document(Array(args.dropFirst())) }
             return name == "worker" ? local.worker() : name == "daemon" ? local.daemon(rest) : local.voices(rest)
         case "window": return DaemonExecutable.become(arguments, executable: "lector-window")
         case "read": return read(rest, arguments: arguments, local: local)
@@ -46,6 +49,8 @@ public enum Command {
         case "status": return status(rest)
         case "sleep": return sleep(rest)
         case "next", "previous": return move(name, rest)
+        case "chapters": return chapters(rest)
+        case "chapter": return chapter(rest)
         case "seek": return seek(rest)
         case "rate", "pitch": return prosody(name, rest)
         case "voice": return voice(rest)
@@ -71,7 +76,7 @@ public enum Command {
     }
 
     /// Parses with `parser`, printing GLib's message on a usage error.
-    private static func parse(_ parser: OptionParser, _ args: [String]) -> [String]? {
+    static func parse(_ parser: OptionParser, _ args: [String]) -> [String]? {
         do { return try parser.parse(args) } catch {
             printError(error.description)
             return nil
@@ -90,6 +95,8 @@ public enum Command {
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
         let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
+        let format = parser.string("format", "Read the text or file as this format: html, markdown, epub, odt, docx, pdf or text (default: told by its content)", argument: "FORMAT")
+        let password = parser.string("password", "The password of an encrypted PDF", argument: "PASSWORD")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
@@ -100,6 +107,8 @@ public enum Command {
 
         var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
         options.fromStart = fromStart.value
+        options.format = format.value
+        options.password = password.value
         if let output = output.value, let local {
             switch Input.text(arguments: rest, file: file.value) {
             case .failure(let error):
@@ -168,12 +177,16 @@ public enum Command {
 
     private static func move(_ name: String, _ args: [String]) -> Int32 {
         let parser = OptionParser(parameterString: "", summary: name == "next"
-            ? "Skips to the next sentence; paused stays paused."
-            : "Goes back to the previous sentence (the first one starts again); paused stays paused.")
+            ? "Skips to the next sentence (chapter, paragraph); paused stays paused."
+            : "Goes back to the previous sentence (chapter, paragraph; the one being read starts again when past its start); paused stays paused.")
+        let chapter = parser.flag("chapter", "By chapter")
+        let paragraph = parser.flag("paragraph", "By paragraph")
         guard let rest = parse(parser, args) else { return 2 }
         guard rest.isEmpty else { printError("\(name) takes no arguments"); return 2 }
+        guard !(chapter.value && paragraph.value) else { printError("give --chapter or --paragraph, not both"); return 2 }
         guard let client = running() else { return 0 }
-        return client.player(name == "next" ? .next : .previous)
+        guard chapter.value || paragraph.value else { return client.player(name == "next" ? .next : .previous) }
+        return client.move(chapter.value ? "chapter" : "paragraph", by: name == "next" ? 1 : -1)
     }
 
     /// Splits off a signed number (`-5`, `+2.5`) that GOptionContext would take for an option.

@@ -32,6 +32,9 @@ public protocol LocalCommands {
     /// `lector read --output FILE.wav`: renders `text` read with `options` to a WAV file at `path`, without a
     /// daemon or a sound server. Returns the exit status (1 with one line on standard error on failure).
     func render(_ text: String, options: SpeakOptions, to path: String) -> Int32
+    /// `lector document FORMAT`: the document worker, reading one document on standard input and writing its
+    /// text and structure on standard output (run by the daemon). Returns the exit status.
+    func document(_ arguments: [String]) -> Int32
 }
 
 /// How the daemon's sleep timer is shown, by `lector status` and in the MPRIS metadata (`lector:sleepTimer`).

@@ -34,6 +34,11 @@ public struct SpeakOptions: Equatable, Sendable {
     public var fromStart = false
     /// The text is an SSML document (application/ssml+xml), read in eSpeak NG's SSML mode.
     public var ssml = false
+    /// The document format of the text or file (a `DocumentFormat` raw value: "html", "markdown", "epub",
+    /// "odt", "docx", "pdf", "text"); nil: told by its content type.
+    public var format: String?
+    /// The password of an encrypted PDF.
+    public var password: String?
 
     /// Options with everything left to the daemon's defaults, except what is given.
     public init(language: String? = nil, voice: String? = nil, rate: Int? = nil, pitch: Int? = nil, queue: Bool = false) {
@@ -67,11 +72,15 @@ extension SpeakOptions {
         case url
         /// `SpeakOptions.fromStart`.
         case fromStart = "from-start"
+        /// `SpeakOptions.format`.
+        case format
+        /// `SpeakOptions.password`.
+        case password
 
         /// The D-Bus type of the key's value: "s", "i" or "b".
         public var type: String {
             switch self {
-            case .language, .voice, .title, .url: "s"
+            case .language, .voice, .title, .url, .format, .password: "s"
             case .rate, .pitch: "i"
             case .queue, .ssml, .fromStart: "b"
             }
@@ -137,6 +146,8 @@ extension SpeakOptions {
         if let v = title { d[.title] = .string(v) }
         if let v = url { d[.url] = .string(v) }
         if fromStart { d[.fromStart] = .bool(true) }
+        if let v = format { d[.format] = .string(v) }
+        if let v = password { d[.password] = .string(v) }
         return d.wireNamed
     }
 
@@ -174,6 +185,8 @@ extension SpeakOptions {
         case .queue: queue = try flag()
         case .fromStart: fromStart = try flag()
         case .ssml: ssml = try flag()
+        case .format: format = try text()
+        case .password: password = try text()
         }
     }
 }

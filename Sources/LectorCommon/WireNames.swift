@@ -74,6 +74,10 @@ public enum Lector1 {
         case readFrom = "ReadFrom"
         /// Asks for (or stops) the Word signals, sent to the callers that asked only.
         case watchWords = "WatchWords"
+        /// Moves to the start of a chapter of the text (0-based), keeping the state.
+        case jumpToChapter = "JumpToChapter"
+        /// Moves by chapters or paragraphs, forward or back; says whether there was one.
+        case move = "Move"
 
         /// Speak: (text, options); SpeakFile: (file descriptor, options), options as `SpeakOptions.dbusOptions`;
         /// SleepAfter: µs; SetRate: words per minute; SetPitch: 0-99; SetVoice: name, identifier or BCP 47 tag;
@@ -87,6 +91,8 @@ public enum Lector1 {
             case .setVoice: "s"
             case .readFrom: "u"
             case .watchWords: "b"
+            case .jumpToChapter: "u"
+            case .move: "si"
             case .pause, .resume, .toggle, .stop, .sleepAtParagraphEnd, .cancelSleep, .listVoices: ""
             }
         }
@@ -96,6 +102,7 @@ public enum Lector1 {
             switch self {
             case .speak, .speakFile: "t"
             case .listVoices: "a(ssass)"
+            case .move: "b"
             default: ""
             }
         }
@@ -121,6 +128,8 @@ public enum Lector1 {
         case length = "Length"
         /// The sleep timer.
         case sleepTimer = "SleepTimer"
+        /// The text's chapters: (title, start µs, level) each.
+        case chapters = "Chapters"
 
         /// State, Text, Language, Voice: text; Utterance: the id; Sentence: (index, start, length) in scalars;
         /// Position, Length: µs; SleepTimer: (mode, µs since the Unix epoch).
@@ -131,6 +140,7 @@ public enum Lector1 {
             case .sentence: "(uuu)"
             case .position, .length: "x"
             case .sleepTimer: "(sx)"
+            case .chapters: "a(sxu)"
             }
         }
 

@@ -29,10 +29,15 @@ enum Introspection {
         url       s  the file:// URI the text came from, if any: a file read before starts again at the last
                      sentence heard (its bookmark), unless its text changed
         from-start b  with url: start from the beginning, ignoring the bookmark
+        format    s  the document format of the text or file: html, markdown, epub, odt, docx, pdf or text;
+                     without it a file's content type (GIO) decides. A document is read in a child process
+                     into its text, title, authors and chapters
+        password  s  the password of an encrypted PDF
       Errors: org.lector.Lector1.Error.EmptyText (nothing readable), org.lector.Lector1.Error.UnknownLanguage,
       org.lector.Lector1.Error.UnknownVoice, org.lector.Lector1.Error.MalformedSSML (with line and column),
       org.lector.Lector1.Error.QueueFull (with queue: the text does not fit in the queue; nothing changed),
-      org.freedesktop.DBus.Error.InvalidArgs (bad option type or range).
+      org.freedesktop.DBus.Error.InvalidArgs (bad option type or range, a document that cannot be read:
+      broken, DRM-protected, without text; one line says why).
     -->
     <method name="Speak">
       <arg name="text" type="s" direction="in"/>
@@ -94,6 +99,17 @@ enum Introspection {
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>
     </method>
+    <!-- JumpToChapter: moves to the start of chapter `index` (0-based, as in Chapters), keeping the state
+         (paused stays paused). Error org.freedesktop.DBus.Error.InvalidArgs when there is no such chapter. -->
+    <method name="JumpToChapter"><arg name="index" type="u" direction="in"/></method>
+    <!-- Move: moves `count` units forward (negative: back); `unit` is "chapter" or "paragraph" (a blank line
+         in Text). Back by one goes to the start of the unit being read when it is past its first sentence.
+         `moved` is false when there is no such unit (nothing changes). -->
+    <method name="Move">
+      <arg name="unit" type="s" direction="in"/>
+      <arg name="count" type="i" direction="in"/>
+      <arg name="moved" type="b" direction="out"/>
+    </method>
 
     <!-- "reading", "paused" or "stopped". -->
     <property name="State" type="s" access="read"/>
@@ -115,6 +131,10 @@ enum Introspection {
     <!-- The sleep timer: ("off", 0), ("time", when it pauses in µs since the Unix epoch), or ("paragraph", 0).
          It turns off once it has paused reading, on Stop, and when another text replaces the one being read. -->
     <property name="SleepTimer" type="(sx)" access="read"/>
+    <!-- The text's chapters (a document's headings, EPUB navigation, PDF outline), in order: (title, start in
+         µs, level from 1). Starts are estimated, as Length is, until synthesis reaches them. Empty for a text
+         without structure. Announced as invalidated with Text (a new text), without its value: Get it. -->
+    <property name="Chapters" type="a(sxu)" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="invalidates"/></property>
 
     <!-- Events, each sent when it is heard (not when it is synthesized), in this order for one utterance:
          Started, then Sentence/Word as reading goes on (Paused/Resumed between), then exactly one of

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import GLibKit
 import LectorCommon
 import SpeechCore
@@ -6,7 +7,7 @@ import Synthesis
 /// Lector's own D-Bus interface, `org.lector.Lector1` at `/org/lector/Lector` (data/org.lector.Lector1.xml):
 /// methods onto the reading's front door (`Reader`), events as signals, properties with PropertiesChanged
 /// coalesced on the main loop.
-final class LectorService: DBusObject {
+final class LectorService: DBusDeferringObject {
     private let reader: Reader
     private weak var connection: DBusConnection?
     private var announced: [Lector1.Property: Variant] = [:]
@@ -35,24 +36,8 @@ final class LectorService: DBusObject {
               sender: String) throws(DBusError) -> [Variant] {
         guard let member = Lector1.Method(rawValue: method) else { throw .unknownMethod("no method \(method) in \(interface)") }
         switch member {
-        case .speak:
-            guard arguments.count == 2, let text = arguments[0].string, let options = arguments[1].dictionary else {
-                throw .invalidArgs("Speak takes (s text, a{sv} options)")
-            }
-            let id = try reader.speak(text, options: try Self.speakOptions(options))
-            return [.uint64(id)]
-        case .speakFile:
-            guard arguments.count == 2, case .handle(let index) = arguments[0], let options = arguments[1].dictionary else {
-                throw .invalidArgs("SpeakFile takes (h file, a{sv} options)")
-            }
-            let parsed = try Self.speakOptions(options)
-            let read = try fileDescriptors.withDescriptor(index) { fd in
-                Input.readStart(fd, what: parsed.title ?? "the file", limit: Reader.fileStartBytes)
-            }
-            switch read {
-            case .success(let start): return [.uint64(try reader.speak(start.text, options: parsed, rest: start.rest))]
-            case .failure(let failure): throw Reader.refused(failure)
-            }
+        case .speak, .speakFile:
+            throw .failed("\(method) is answered later")  // see answersLater
         case .pause: reader.pause()
         case .resume: reader.resume()
         case .stop: reader.stop()
@@ -81,6 +66,14 @@ final class LectorService: DBusObject {
         case .watchWords:
             guard arguments.count == 1, let watch = arguments[0].bool else { throw .invalidArgs("WatchWords takes (b watch)") }
             watchWords(watch, for: sender)
+        case .jumpToChapter:
+            guard let index = arguments.first?.int64.flatMap({ Int(exactly: $0) }) else { throw .invalidArgs("JumpToChapter takes (u index)") }
+            try reader.jump(toChapter: index)
+        case .move:
+            guard arguments.count == 2, let unit = arguments[0].string, let count = arguments[1].int64.flatMap({ Int(exactly: $0) }) else {
+                throw .invalidArgs("Move takes (s unit, i count)")
+            }
+            return [.bool(try reader.move(count, by: unit))]
         case .listVoices:
             let voices = reader.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])
@@ -88,6 +81,86 @@ final class LectorService: DBusObject {
             return [.array(elementType: "(ssass)", voices)]
         }
         return []
+    }
+
+    // MARK: Speak and SpeakFile, answered once a document is read
+
+    func answersLater(method: String, interface: String) -> Bool {
+        method == Lector1.Method.speak.rawValue || method == Lector1.Method.speakFile.rawValue
+    }
+
+    /// Speak and SpeakFile: a plain text, SSML or a text file is answered at once; a document (by its
+    /// `format` option, or a file's content type) once the document worker has read it.
+    func call(method: String, interface: String, arguments: [Variant], sender: String, reply: DBusPendingReply) {
+        do throws(DBusError) {
+            let answer: (Result<UInt64, DBusError>) -> Void = { result in
+                switch result {
+                case .success(let id): reply.succeed([.uint64(id)])
+                case .failure(let error): reply.fail(error)
+                }
+            }
+            if method == Lector1.Method.speak.rawValue {
+                try speak(arguments, answer)
+            } else {
+                try speakFile(arguments, fileDescriptors: reply.fileDescriptors, answer)
+            }
+        } catch {
+            reply.fail(error)
+        }
+    }
+
+    private func speak(_ arguments: [Variant], _ answer: @escaping (Result<UInt64, DBusError>) -> Void) throws(DBusError) {
+        guard arguments.count == 2, let text = arguments[0].string, let options = arguments[1].dictionary else {
+            throw .invalidArgs("Speak takes (s text, a{sv} options)")
+        }
+        let parsed = try Self.speakOptions(options)
+        guard let format = try Reader.documentFormat(options: parsed, name: nil, head: []) else {
+            return answer(.success(try reader.speak(text, options: parsed)))
+        }
+        // A document sent as text (`curl … | lector read --format html`): the worker reads it from a temporary
+        // file, unlinked at once, that only this daemon and the worker hold.
+        var template = Array(((getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/lector-document-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd >= 0 {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        }
+        guard fd >= 0 else { throw .failed("cannot hand the document to its reader: \(String(cString: strerror(errno)))") }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { close(fd); throw .failed("cannot hand the document to its reader") }
+            bytes = bytes.dropFirst(n)
+        }
+        lseek(fd, 0, SEEK_SET)
+        reader.speakDocument(descriptor: fd, format: format, options: parsed, done: answer)
+    }
+
+    private func speakFile(_ arguments: [Variant], fileDescriptors: DBusFileDescriptors,
+                           _ answer: @escaping (Result<UInt64, DBusError>) -> Void) throws(DBusError) {
+        guard arguments.count == 2, case .handle(let index) = arguments[0], let options = arguments[1].dictionary else {
+            throw .invalidArgs("SpeakFile takes (h file, a{sv} options)")
+        }
+        let parsed = try Self.speakOptions(options)
+        // The descriptor is checked (a regular file) before anything is read from it.
+        let (read, document) = try fileDescriptors.withDescriptor(index) { fd throws(DBusError) in
+            let start = Input.readStart(fd, what: parsed.title ?? "the file", limit: Reader.fileStartBytes)
+            guard case .success = start else { return (start, nil as (Int32, String)?) }
+            var head = [UInt8](repeating: 0, count: OpenPolicy.sniffedBytes)
+            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            head.removeSubrange(max(0, n)...)
+            guard let format = try Reader.documentFormat(options: parsed, name: parsed.title, head: head) else { return (start, nil) }
+            return (start, (fcntl(fd, F_DUPFD_CLOEXEC, 3), format))
+        }
+        if let (fd, format) = document {
+            guard fd >= 0 else { throw .failed("cannot hand the document to its reader") }
+            lseek(fd, 0, SEEK_SET)
+            return reader.speakDocument(descriptor: fd, format: format, options: parsed, done: answer)
+        }
+        switch read {
+        case .success(let start): answer(.success(try reader.speak(start.text, options: parsed, rest: start.rest)))
+        case .failure(let failure): throw Reader.refused(failure)
+        }
     }
 
     func property(_ name: String, interface: String) throws(DBusError) -> Variant {
@@ -165,7 +238,7 @@ final class LectorService: DBusObject {
         let now = properties(text: false)
         let changed = now.filter { announced[$0.key] != $0.value }
         let text = Self.textKey(reader.current)
-        let invalidated = text != announcedText ? [Lector1.Property.text.rawValue] : []
+        let invalidated = text != announcedText ? [Lector1.Property.text.rawValue, Lector1.Property.chapters.rawValue] : []
         guard !changed.isEmpty || !invalidated.isEmpty else { return }
         announced = now
         announcedText = text
@@ -177,7 +250,7 @@ final class LectorService: DBusObject {
         (u?.id ?? 0, u?.text.utf8.count ?? 0)
     }
 
-    /// Every property but Position; `Text` only with `text` (see `announceChanges`).
+    /// Every property but Position; `Text` and `Chapters` only with `text` (see `announceChanges`).
     private func properties(text: Bool = true) -> [Lector1.Property: Variant] {
         let u = reader.current, index = reader.sentenceIndex
         let sentence = u.map { $0.sentences[min(index, $0.sentences.count - 1)].range } ?? 0..<0
@@ -190,7 +263,13 @@ final class LectorService: DBusObject {
             .length: .int64(reader.length),
             .sleepTimer: reader.sleepTimer.dbusValue,
         ]
-        if text { all[.text] = .string(u?.text ?? "") }
+        if text {
+            all[.text] = .string(u?.text ?? "")
+            // Start times are refined as sentences are synthesized: announced as invalidated with Text, not sent.
+            all[.chapters] = .array(elementType: "(sxu)", reader.chapterStarts.map { c in
+                .tuple([.string(c.title), .int64(c.start), .uint32(UInt32(clamping: c.level))])
+            })
+        }
         return all
     }
 }

@@ -167,8 +167,7 @@ final class MPRISService: DBusDeferringObject {
                 return reply.fail(OpenUriGate.denied(why))
             }
             do throws(DBusError) {
-                try self.open(uri, path: path)
-                reply.succeed()
+                try self.open(uri, path: path, reply: reply)
             } catch {
                 if error.name == "org.freedesktop.DBus.Error.AccessDenied" { Log.message("\(error.message) (OpenUri from \(sender))") }
                 reply.fail(error)
@@ -184,18 +183,35 @@ final class MPRISService: DBusDeferringObject {
                         arguments: [.string(sender)], reply: done)
     }
 
-    /// Reads the file at `path` (named by `uri`) if the policy allows it (`OpenUriGate.read`).
-    private func open(_ uri: String, path: String) throws(DBusError) {
-        let input: Input.Text
-        switch OpenUriGate.read(path: path) {
-        case .success(let text): input = text
+    /// Reads the file at `path` (named by `uri`) if the policy allows it (`OpenUriGate.open`): a document in
+    /// the document worker (answered once it is read), a text at once.
+    private func open(_ uri: String, path: String, reply: DBusPendingReply) throws(DBusError) {
+        let file: Input.OpenFile
+        switch OpenUriGate.open(path: path) {
+        case .success(let opened): file = opened
         case .failure(let error): throw error
         }
         var options = SpeakOptions()
-        options.title = input.title
+        options.title = file.title
         options.url = uri
+        if let format = try Reader.documentFormat(options: options, name: file.title, head: file.head(OpenPolicy.sniffedBytes)) {
+            let fd = fcntl(file.descriptor, F_DUPFD_CLOEXEC, 3)
+            guard fd >= 0 else { throw .failed("cannot hand \(path) to the document reader") }
+            return reader.speakDocument(descriptor: fd, format: format, options: options) { result in
+                switch result {
+                case .success: reply.succeed()
+                case .failure(let error): reply.fail(error)
+                }
+            }
+        }
+        let input: Input.Text
+        switch Input.read(file, what: path) {
+        case .success(let text): input = text
+        case .failure(let failure): throw .failed(failure.message)
+        }
         options.ssml = input.ssml
         _ = try reader.speak(input.text, options: options)
+        reply.succeed()
     }
 
     // MARK: properties
@@ -218,7 +234,7 @@ final class MPRISService: DBusDeferringObject {
             .identity: .string("Lector"),
             .desktopEntry: .string(Names.applicationID),
             .supportedUriSchemes: .strings(["file"]),
-            .supportedMimeTypes: .strings(["text/plain", "application/ssml+xml"]),
+            .supportedMimeTypes: .strings(DocumentFormat.allContentTypes + ["application/ssml+xml"]),
         ]
         return all.wireNamed
     }
@@ -268,7 +284,8 @@ final class MPRISService: DBusDeferringObject {
             .album: .string(u.title),
             .asText: .string(title),
             .language: .string(voice.language),
-            .artist: .strings([voice.name]),
+            // A document's authors where it names them (EPUB dc:creator, PDF Author), else the voice.
+            .artist: .strings(u.structure.authors.isEmpty ? [voice.name] : u.structure.authors),
         ]
         if let url = u.url { d[.url] = .string(url) }
         if let artURL { d[.artURL] = .string(artURL) }

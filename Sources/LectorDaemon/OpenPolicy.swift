@@ -1,4 +1,5 @@
 import GLibKit
+import SpeechCore
 
 /// Who may make the daemon open which file by its name: the policy of MPRIS `OpenUri` (README, "Who may open
 /// what"). Pure: the facts are gathered by `OpenUriGate`; `lector read --file` and `SpeakFile` are not
@@ -15,7 +16,7 @@ import GLibKit
 ///    itself: `~/.ssh`, `~/.gnupg`, `~/.config`, `~/.local/share/keyrings` and the like hold keys and
 ///    credentials, not texts to read aloud.
 /// 3. Its content type, guessed by GIO both from its name and first bytes and from its first bytes alone, is
-///    text (`text/plain` or a subclass of it in the shared MIME-info database) or SSML, and is not key
+///    text (`text/plain` or a subclass of it in the shared MIME-info database), SSML or a document, and is not key
 ///    material (`secretTypes`); its first bytes hold no PEM or PGP private key block (`holdsPrivateKey`).
 enum OpenPolicy {
     /// What the policy answers: allowed, or refused with one line that says why (sent back as the D-Bus
@@ -35,9 +36,11 @@ enum OpenPolicy {
         "application/x-ssh-key", "application/x-ssh-private-key",
     ]
 
-    /// Content types read besides text: SSML (W3C SSML 1.1, appendix: `application/ssml+xml`), and an empty
-    /// file (nothing of it can be published).
-    static let documentTypes: Set<String> = ["application/ssml+xml", "application/x-zerosize"]
+    /// Content types read besides text: SSML (W3C SSML 1.1, appendix: `application/ssml+xml`), an empty
+    /// file (nothing of it can be published), and the documents Lector imports (`DocumentFormat`: EPUB, PDF,
+    /// HTML, Markdown, ODT, DOCX; a plain zip is told apart by the document worker).
+    static let documentTypes: Set<String> = Set(["application/ssml+xml", "application/x-zerosize", DocumentFormat.zipped]
+                                                + DocumentFormat.allContentTypes)
 
     /// Whether `caller` may name files at all (rule 1).
     static func decide(caller: Caller) -> Decision {

@@ -66,6 +66,12 @@ final class OpenUriGate {
     /// - Returns: the text, or the D-Bus error: Failed for a file that cannot be read, AccessDenied for one
     ///   the policy refuses.
     static func read(path: String) -> Result<Input.Text, DBusError> {
+        open(path: path).flatMap { file in Input.read(file, what: path).mapError { .failed($0.message) } }
+    }
+
+    /// The file at `path`, opened and checked by `Input.openFile` and allowed by the policy, not yet read (a
+    /// document is read from it by the document worker).
+    static func open(path: String) -> Result<Input.OpenFile, DBusError> {
         let file: Input.OpenFile
         switch Input.openFile(path) {
         case .success(let opened): file = opened
@@ -73,7 +79,7 @@ final class OpenUriGate {
         }
         let facts = self.facts(of: file, path: path)
         if case .refused(let why) = OpenPolicy.decide(file: facts) { return .failure(denied(why)) }
-        return Input.read(file, what: path).mapError { .failed($0.message) }
+        return .success(file)
     }
 
     /// The facts of an open file that the policy judges.

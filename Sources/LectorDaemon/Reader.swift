@@ -11,14 +11,21 @@ import Synthesis
 /// never touch the state machine (`SpeechManager`) or the engine, nor each other. Every call runs on the GLib
 /// main loop.
 final class Reader {
-    private let engine: ReadingEngine
+    let engine: ReadingEngine
     private let preparer: UtterancePreparer
     /// The rest of a long text, cut into sentences while its start is read.
-    private let pending: PendingSentences
+    let pending: PendingSentences
     /// Pauses the reading at a time or at the end of a paragraph.
     let sleepTimer: SleepTimer
     /// Where files were left off, for texts read with a `url`.
     let bookmarks: Bookmarks
+    /// Reads documents (EPUB, PDF, HTML, …) in a child process each.
+    let documents = DocumentReader(argv: [executablePath(), "document"])
+    /// Counts the texts asked for (each `speak`, each document): a document that comes back from its worker
+    /// after a newer text was asked for is not read over it.
+    var textRequests: UInt64 = 0
+    /// The start of a document being read while its worker extracts the rest (`completeDocument`).
+    var documentStart: (utterance: Utterance, cutter: SentenceCutter?, options: SpeakOptions)?
 
     /// An event, at the moment it is heard, with the position heard then (µs).
     var onEvent: ((SpeechEvent, Int64) -> Void)?
@@ -76,7 +83,13 @@ final class Reader {
     /// whole, and a bookmark is found by the whole text's hash), in which case it is read now.
     /// - Throws: `DBusError` with Lector's error names (data/org.lector.Lector1.xml): a full queue, a text or
     ///   file that cannot be read, a bad language, voice, rate or pitch.
-    func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil) throws(DBusError) -> UInt64 {
+    /// A document's `structure` (title, authors, chapters) goes with its text into the utterance.
+    ///
+    /// With `awaitingWhole`, `text` is the start of a document whose whole text comes later
+    /// (`completeDocument`): its rest is not cut until then, and reading does not end before it.
+    func speak(_ text: String, options: SpeakOptions, rest: Input.FileRest? = nil,
+               structure: TextStructure? = nil, awaitingWhole: Bool = false) throws(DBusError) -> UInt64 {
+        textRequests &+= 1
         let atOnce = !options.queue || engine.manager.state == .stopped
         if !atOnce {
             // Refused before the text is read whole or prepared: a full queue costs the caller nothing here.
@@ -99,16 +112,20 @@ final class Reader {
         // (which lists the voices and opens ICU and CLD2 on first use).
         engine.startSynthesis()
         var (utterance, cutter) = try prepare(text, options: options, atOnce: atOnce)
+        if let structure { utterance.structure = structure }
         if let rest { utterance.pendingText += rest.remainingBytes }  // about that many scalars
+        if awaitingWhole { utterance.pendingText += text.utf8.count }  // unknown: at least as much again
         // The text read until now is freed once this one is on its way: freeing the sentences of a long text
         // would otherwise come between this request and its first sound.
         let replaced = engine.manager.current
         try transition { m throws(SpeechError) in try m.speak(utterance, queue: options.queue) }
         Self.freeLater(replaced)
-        if engine.manager.current?.id == utterance.id {
+        if awaitingWhole, engine.manager.current?.id == utterance.id {
+            documentStart = (utterance, cutter, options)
+        } else if engine.manager.current?.id == utterance.id {
             let start = utterance
             pending.begin(cutter, utterance: utterance.id, completion: rest.map { file in
-                { [unowned self] in self.complete(start, cutter: cutter, file: file, options: options) }
+                { [unowned self] in self.complete(start, cutter: cutter, options: options, whole: file.readWhole) }
             })
         }
         continueFromBookmark(&utterance, options: options)
@@ -141,12 +158,12 @@ final class Reader {
     /// be read any more, the start is all that is read (one line says why), with `cutter`. When the whole text
     /// does not begin as the start did (the file changed in between), it is read from its beginning as a new
     /// text.
-    private func complete(_ start: Utterance, cutter: SentenceCutter?, file: Input.FileRest,
-                          options: SpeakOptions) -> SentenceCutter? {
+    func complete(_ start: Utterance, cutter: SentenceCutter?, options: SpeakOptions, structure: TextStructure? = nil,
+                  whole readWhole: () -> Result<String, Input.Failure>) -> SentenceCutter? {
         let whole: Utterance, rest: SentenceCutter?
         do throws(PrepareError) {
             let text: String
-            switch file.readWhole() {
+            switch readWhole() {
             case .success(let read): text = read
             case .failure(let failure): throw PrepareError.invalid(failure.message)
             }
@@ -159,10 +176,10 @@ final class Reader {
         guard whole.sentences == start.sentences, whole.voices == start.voices,
               whole.text.utf8.starts(with: start.text.utf8) else {
             Log.message("\(options.title ?? "the file") changed while it was read: reading it again from its beginning")
-            _ = MainContext.idle { [weak self] in _ = try? self?.speak(whole.text, options: options) }
+            _ = MainContext.idle { [weak self] in _ = try? self?.speak(whole.text, options: options, structure: structure) }
             return nil
         }
-        engine.complete(utterance: start.id, text: whole.text, pendingText: whole.pendingText)
+        engine.complete(utterance: start.id, text: whole.text, pendingText: whole.pendingText, structure: structure)
         onChange?()  // Text grew
         return rest
     }

@@ -65,8 +65,8 @@ final class ReadingEngine {
     func startSynthesis() { synthesis.startEarly() }
 
     /// Replaces the start of utterance `id`'s text with the whole text (`SpeechManager.complete`).
-    func complete(utterance id: UInt64, text: String, pendingText: Int) {
-        perform(manager.complete(utterance: id, text: text, pendingText: pendingText))
+    func complete(utterance id: UInt64, text: String, pendingText: Int, structure: TextStructure? = nil) {
+        perform(manager.complete(utterance: id, text: text, pendingText: pendingText, structure: structure))
     }
 
     /// Appends sentences cut from the rest of utterance `id`, and the voices found for them

@@ -224,12 +224,15 @@ public struct SpeechManager: Sendable {
     /// The whole text of utterance `id`, whose sentences so far were cut from its start (a long file is read
     /// in two steps: its start, then all of it). `text` begins with the utterance's text, and its sentences so
     /// far are the same; `pendingText` is what is left of `text` after them. Like `extend`, it applies to the
-    /// current utterance only (nothing happens for another id) and returns `.extend` with it.
-    public mutating func complete(utterance id: UInt64, text: String, pendingText: Int) -> [SpeechAction] {
+    /// current utterance only (nothing happens for another id) and returns `.extend` with it. A document's
+    /// `structure`, known once the whole is read, replaces the utterance's.
+    public mutating func complete(utterance id: UInt64, text: String, pendingText: Int,
+                                  structure: TextStructure? = nil) -> [SpeechAction] {
         guard var u = current, u.id == id else { return [] }
         current = nil
         u.text = text
         u.pendingText = max(0, pendingText)
+        if let structure { u.structure = structure }
         current = u
         return [.extend(u)]
     }

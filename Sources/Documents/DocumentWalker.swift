@@ -1,0 +1,99 @@
+import SpeechCore
+import XMLKit
+
+/// What an element of a document is to a listener; each markup vocabulary (HTML, OpenDocument, WordprocessingML)
+/// maps its elements to these.
+enum Role: Equatable {
+    /// Not read, nor anything in it (scripts, navigation, footnote markers).
+    case skip
+    /// Read as part of the surrounding text.
+    case inline
+    /// A paragraph or other block: a blank line before and after.
+    case block
+    /// A heading of this level (1 the highest): its own sentence, a chapter, a blank line after.
+    case heading(Int)
+    /// A list item or a table row: its own line, ending as a sentence.
+    case item
+    /// A table cell: separated from the previous cell of its row by a comma.
+    case cell
+    /// A line break.
+    case lineBreak
+    /// A space (a tab, a space element).
+    case space
+    /// An image or drawing described by this text (`alt`): read as a sentence of its own.
+    case image(String)
+}
+
+/// Turns a parsed document into text with `TextBuilder`, element by element as `role` says, recording where
+/// each element with an `id` starts (for navigation targets) and each heading as a chapter.
+struct DocumentWalker {
+    var builder = TextBuilder()
+    /// Scalar offsets of the elements with an `id`, by `prefix + id` (`prefix` set by the caller).
+    var ids: [String: Int] = [:]
+    /// What `ids` keys start with (an EPUB content document's path and "#").
+    var idPrefix = ""
+    /// Whether headings become chapters.
+    var headingsAreChapters = true
+    let role: (MarkupElement) -> Role
+    /// Whether the cell being walked is not the first of its row.
+    private var cellsInRow = 0
+
+    init(role: @escaping (MarkupElement) -> Role) {
+        self.role = role
+    }
+
+    /// Walks `element` and its subtree (depth bounded by `MarkupParser.maximumDepth`).
+    mutating func walk(_ element: MarkupElement) {
+        let r = role(element)
+        if r == .skip { return }
+        if let id = element.attributes["id"] ?? element.attributes["xml:id"], !id.isEmpty, ids[idPrefix + id] == nil {
+            ids[idPrefix + id] = builder.nextStart
+        }
+        switch r {
+        case .skip: return
+        case .inline: walkChildren(element)
+        case .block:
+            builder.breakParagraph()
+            walkChildren(element)
+            builder.breakParagraph()
+        case .heading(let level):
+            builder.breakParagraph()
+            let start = builder.nextStart, mark = builder.mark
+            walkChildren(element)
+            if headingsAreChapters { builder.addChapter(builder.text(from: mark), start: start, level: level) }
+            builder.endSentence(since: start)
+            builder.breakParagraph()
+        case .item:
+            builder.breakLine()
+            let start = builder.nextStart, outer = cellsInRow
+            cellsInRow = 0
+            walkChildren(element)
+            cellsInRow = outer
+            builder.endSentence(since: start)
+            builder.breakLine()
+        case .cell:
+            if cellsInRow > 0 { builder.attach(",") }
+            cellsInRow += 1
+            builder.append(" ")
+            walkChildren(element)
+            builder.append(" ")
+        case .lineBreak: builder.breakLine()
+        case .space: builder.append(" ")
+        case .image(let description):
+            builder.breakLine()
+            let start = builder.nextStart
+            builder.append(description)
+            builder.endSentence(since: start)
+            builder.breakLine()
+        }
+    }
+
+    private mutating func walkChildren(_ element: MarkupElement) {
+        for child in element.children {
+            switch child {
+            case .text(let t): builder.append(t)
+            case .element(let e): walk(e)
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+@preconcurrency import Glibc
+import MarkdownKit
+import SpeechCore
+
+/// The document worker (`lector-daemon document FORMAT`): reads one document on standard input, writes the
+/// text and structure it holds on standard output (`ImportedDocument.encoded`) and exits 0; or writes one line
+/// saying why not (`DocumentWorker.failurePrefix`) and exits 1. It runs as a child of the daemon, so a parser
+/// that crashes or hangs costs that document only; its own limits (`maximumInputBytes`, address space, CPU
+/// time) bound what one document can cost.
+public enum DocumentWorker {
+    /// Largest document read (64 MiB).
+    public static let maximumInputBytes = 64 << 20
+    /// Most memory the worker may map (1 GiB, `RLIMIT_AS`): a parser that wants more fails instead of
+    /// making the session swap.
+    public static let maximumAddressSpace: rlim_t = 1 << 30
+    /// Most CPU time (30 s, `RLIMIT_CPU`); the daemon's watchdog usually ends it first.
+    public static let maximumCPUSeconds: rlim_t = 30
+    /// The environment variable that carries an encrypted PDF's password to the worker.
+    public static let passwordVariable = PDFImporter.passwordVariable
+    /// What starts a failure's line on standard output.
+    public static let failurePrefix = "lector-error "
+
+    /// Runs the worker for `format` (a `DocumentFormat` raw value, or "zip" for a zip container told apart by
+    /// its entries). Returns the exit status.
+    public static func run(format: String) -> Int32 {
+        var limit = rlimit(rlim_cur: maximumAddressSpace, rlim_max: maximumAddressSpace)
+        setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        limit = rlimit(rlim_cur: maximumCPUSeconds, rlim_max: maximumCPUSeconds)
+        setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
+        let result: Result<ImportedDocument, ImportError>
+        switch readInput() {
+        case .success(let bytes):
+            injectFault(into: bytes)
+            result = importDocument(bytes, format: format) { text, title in
+                _ = write(ImportedDocument.encodedStart(text, title: title))
+            }
+        case .failure(let error): result = .failure(error)
+        }
+        switch result {
+        case .success(let document):
+            return write(document.encoded) ? 0 : 1
+        case .failure(let error):
+            _ = write(Array((failurePrefix + error.description.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n").utf8))
+            return 1
+        }
+    }
+
+    /// How much text a long document's start holds before it is sent ahead of the whole (16 K scalars, about
+    /// a quarter of an hour of speech).
+    static let startScalars = 16_384
+
+    /// The text and structure of `bytes` read as `format`. `onStart` receives the start of a long EPUB or PDF
+    /// (at least `startScalars`, whole content documents or pages) and its title, before the rest is read.
+    static func importDocument(_ bytes: [UInt8], format: String,
+                               onStart: ((String, String?) -> Void)? = nil) -> Result<ImportedDocument, ImportError> {
+        do throws(ImportError) {
+            let document: ImportedDocument
+            switch format {
+            case DocumentFormat.html.rawValue: document = try HTMLImporter.read(bytes)
+            case DocumentFormat.markdown.rawValue:
+                let html = "<html><body>" + Markdown.html(String(decoding: bytes, as: UTF8.self)) + "</body></html>"
+                document = try HTMLImporter.read(Array(html.utf8))
+            case DocumentFormat.epub.rawValue: document = try EPUBImporter.read(bytes, onStart: onStart)
+            case DocumentFormat.odt.rawValue: document = try ODTImporter.read(ZipEntries.read(bytes))
+            case DocumentFormat.docx.rawValue: document = try DOCXImporter.read(ZipEntries.read(bytes))
+            case DocumentFormat.pdf.rawValue: document = try PDFImporter.read(bytes, onStart: onStart)
+            case "zip": document = try readZip(bytes, onStart: onStart)
+            default: throw ImportError.malformed("unknown document format '\(format)'")
+            }
+            guard document.text.contains(where: { !$0.isWhitespace }) else {
+                throw ImportError.nothingToRead("the document holds no text")
+            }
+            return .success(document)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// A zip container whose content type GIO did not tell: an EPUB (META-INF/container.xml), an OpenDocument
+    /// text (content.xml) or a Word document (word/document.xml).
+    static func readZip(_ bytes: [UInt8], onStart: ((String, String?) -> Void)?) throws(ImportError) -> ImportedDocument {
+        let entries = try ZipEntries.read(bytes)
+        if entries.names.contains("META-INF/container.xml") { return try EPUBImporter.read(bytes, onStart: onStart) }
+        if entries.names.contains("word/document.xml") { return try DOCXImporter.read(entries) }
+        if entries.names.contains("content.xml") { return try ODTImporter.read(entries) }
+        throw .malformed("a zip archive that is not an EPUB, OpenDocument text or Word document")
+    }
+
+    /// `LECTOR_TEST_DOCUMENT_FAULT=abort:TEXT`, `hang:TEXT` or `slow:TEXT` makes the worker abort, hang, or
+    /// wait one second on documents that contain TEXT, for the end-to-end tests; nothing in Lector sets it.
+    static let faultVariable = "LECTOR_TEST_DOCUMENT_FAULT"
+
+    private static func injectFault(into bytes: [UInt8]) {
+        guard let value = getenv(faultVariable).map({ String(cString: $0) }), let colon = value.firstIndex(of: ":") else { return }
+        let trigger = Array(value[value.index(after: colon)...].utf8)
+        guard !trigger.isEmpty, bytes.count >= trigger.count,
+              (0...(bytes.count - trigger.count)).contains(where: { bytes[$0..<($0 + trigger.count)].elementsEqual(trigger) }) else { return }
+        switch value[..<colon] {
+        case "abort": abort()
+        case "hang": while true { pause() }
+        case "slow": sleep(1)
+        default: return
+        }
+    }
+
+    private static func readInput() -> Result<[UInt8], ImportError> {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+            if n == 0 { return .success(bytes) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(.malformed("cannot read the document: \(String(cString: strerror(errno)))"))
+            }
+            bytes.append(contentsOf: chunk[..<n])
+            if bytes.count > maximumInputBytes {
+                return .failure(.malformed("the document is larger than \(maximumInputBytes >> 20) MiB"))
+            }
+        }
+    }
+
+    private static func write(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            offset += n
+        }
+        return true
+    }
+}

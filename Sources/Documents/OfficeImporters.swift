@@ -1,0 +1,95 @@
+import SpeechCore
+import XMLKit
+
+/// OpenDocument text (OASIS OpenDocument 1.3, part 3): `content.xml`'s body, headings (`text:h` with their
+/// outline level) as chapters, notes left out; title, authors and language from `meta.xml`.
+enum ODTImporter {
+    /// The text and structure of the ODT in `entries`.
+    static func read(_ entries: ZipEntries) throws(ImportError) -> ImportedDocument {
+        guard let bytes = entries.contents["content.xml"] else { throw .malformed("not an OpenDocument text: no content.xml") }
+        let content: MarkupElement
+        do { content = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's content.xml is malformed: \(error)") }
+        var walker = DocumentWalker(role: role)
+        walker.walk(content.first("text") ?? content)
+        var structure = TextStructure()
+        if let metaBytes = entries.contents["meta.xml"], let meta = try? MarkupParser.xml(metaBytes) {
+            structure.title = meta.all("title").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
+            let creators = (meta.all("initial-creator") + meta.all("creator")).map { HTMLImporter.collapse($0.textContent) }
+            for c in creators where !c.isEmpty && !structure.authors.contains(c) { structure.authors.append(c) }
+            structure.language = meta.all("language").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
+        }
+        structure.chapters = walker.builder.chapters
+        return ImportedDocument(text: walker.builder.text, structure: structure)
+    }
+
+    /// The role of each element of `office:text` (local names).
+    static func role(_ e: MarkupElement) -> Role {
+        switch e.name {
+        case "h": .heading(Int(e.attributes["outline-level"] ?? "") ?? 1)
+        case "p", "list", "table", "section", "text": .block
+        case "list-item", "table-row": .item
+        case "table-cell": .cell
+        case "line-break": .lineBreak
+        case "s", "tab": .space
+        case "note", "sequence-decls", "tracked-changes", "forms", "table-columns", "table-column", "annotation",
+             "bookmark-ref", "note-citation": .skip
+        case "frame":
+            HTMLImporter.collapse(e.first("desc")?.textContent ?? e.first("title")?.textContent ?? "").isEmpty
+                ? .skip : .image(HTMLImporter.collapse(e.first("desc")?.textContent ?? e.first("title")?.textContent ?? ""))
+        default: .inline
+        }
+    }
+}
+
+/// Word processing documents (ECMA-376, "WordprocessingML"): `word/document.xml`'s paragraphs, those styled
+/// `Title` or `Heading N` (or with an outline level) as headings, footnote and endnote references left out;
+/// title and authors from `docProps/core.xml`.
+enum DOCXImporter {
+    /// The text and structure of the DOCX in `entries`.
+    static func read(_ entries: ZipEntries) throws(ImportError) -> ImportedDocument {
+        guard let bytes = entries.contents["word/document.xml"] else { throw .malformed("not a Word document: no word/document.xml") }
+        let document: MarkupElement
+        do { document = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's word/document.xml is malformed: \(error)") }
+        var walker = DocumentWalker(role: role)
+        walker.walk(document.first("body") ?? document)
+        var structure = TextStructure()
+        if let coreBytes = entries.contents["docProps/core.xml"], let core = try? MarkupParser.xml(coreBytes) {
+            structure.title = core.all("title").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
+            structure.authors = core.all("creator").map { HTMLImporter.collapse($0.textContent) }.filter { !$0.isEmpty }
+            structure.language = core.all("language").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
+        }
+        structure.chapters = walker.builder.chapters
+        return ImportedDocument(text: walker.builder.text, structure: structure)
+    }
+
+    /// The role of each WordprocessingML element (local names).
+    static func role(_ e: MarkupElement) -> Role {
+        switch e.name {
+        case "p": headingLevel(e).map { .heading($0) } ?? .block
+        case "tbl": .block
+        case "tr": .item
+        case "tc": .cell
+        case "br", "cr": .lineBreak
+        case "tab": .space
+        case "pPr", "rPr", "tblPr", "tblGrid", "trPr", "tcPr", "sectPr", "instrText", "delText", "footnoteReference",
+             "endnoteReference", "commentReference", "fldChar", "proofErr", "bookmarkStart", "bookmarkEnd": .skip
+        case "drawing", "pict":
+            (e.first("docPr")?.attributes["descr"]).map(HTMLImporter.collapse).flatMap { $0.isEmpty ? nil : Role.image($0) } ?? .skip
+        default: .inline
+        }
+    }
+
+    /// The heading level of paragraph `p`: its outline level (0-based) plus one, or the N of a `HeadingN`
+    /// style, 1 for the `Title` style; nil for a body paragraph.
+    static func headingLevel(_ p: MarkupElement) -> Int? {
+        guard let properties = p.elements.first(where: { $0.name == "pPr" }) else { return nil }
+        if let level = properties.elements.first(where: { $0.name == "outlineLvl" })?.attributes["val"].flatMap({ Int($0) }), level < 9 {
+            return level + 1
+        }
+        guard let style = properties.elements.first(where: { $0.name == "pStyle" })?.attributes["val"] else { return nil }
+        if style == "Title" { return 1 }
+        let lower = style.lowercased()
+        guard lower.hasPrefix("heading"), let n = Int(lower.dropFirst("heading".count)), (1...9).contains(n) else { return nil }
+        return n
+    }
+}

@@ -1,0 +1,183 @@
+@preconcurrency import Glibc
+import PDFKit
+import SpeechCore
+
+/// PDF (poppler-glib): each page's text in poppler's reading order, lines joined into paragraphs, words
+/// hyphenated across lines joined, ligatures unfolded, running headers, footers and page numbers dropped;
+/// chapters from the outline (at the start of the page each entry leads to); title and author from the
+/// Info dictionary.
+enum PDFImporter {
+    /// The environment variable that carries an encrypted PDF's password to the worker (never its arguments,
+    /// which every process can list).
+    static let passwordVariable = "LECTOR_DOCUMENT_PASSWORD"
+
+    /// The text and structure of the PDF in `bytes`.
+    /// `onStart` gets the text of the first `PDFText.window` pages, when more follow.
+    static func read(_ bytes: [UInt8], onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
+        let password = getenv(passwordVariable).map { String(cString: $0) }
+        let pdf: PDFDocument
+        do { pdf = try PDFDocument(bytes: bytes, password: password) } catch {
+            if case .encrypted = error {
+                throw .needsPassword(password == nil ? "the PDF is encrypted: give its password with --password"
+                                                     : "the PDF's password is wrong")
+            }
+            throw .malformed(error.description)
+        }
+        var joiner = PDFText.Joiner()
+        let count = pdf.pageCount
+        for first in stride(from: 0, to: count, by: PDFText.window) {
+            joiner.add((first..<min(count, first + PDFText.window)).map { pdf.text(ofPage: $0) })
+            if first == 0, count > PDFText.window, let onStart, joiner.builder.text.contains(where: { !$0.isWhitespace }) {
+                onStart(joiner.builder.text, pdf.title)
+            }
+        }
+        let (text, pageStarts) = joiner.finish()
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw .nothingToRead("the PDF has no text layer (a scanned document?): there is nothing Lector can read in it")
+        }
+        var structure = TextStructure(title: pdf.title, authors: pdf.author.map { [$0] } ?? [])
+        var builder = TextBuilder()
+        builder.setChapters(pdf.outline().compactMap { entry in
+            entry.page < pageStarts.count ? Chapter(title: entry.title, start: pageStarts[entry.page], level: entry.level) : nil
+        })
+        structure.chapters = builder.chapters
+        return ImportedDocument(text: text, structure: structure)
+    }
+}
+
+/// The pure part of reading a PDF: from the lines of each page to the text a listener hears.
+enum PDFText {
+    /// Ligatures that PDFs keep as one glyph (Unicode's Alphabetic Presentation Forms, U+FB00–FB06), unfolded.
+    static let ligatures: [Unicode.Scalar: String] = [
+        "\u{FB00}": "ff", "\u{FB01}": "fi", "\u{FB02}": "fl", "\u{FB03}": "ffi", "\u{FB04}": "ffl", "\u{FB05}": "st", "\u{FB06}": "st",
+    ]
+
+    /// Pages are taken in windows of this many: running headers and footers are told within each window,
+    /// so that a long document's start (its first window) reads as it does in the whole text.
+    static let window = 16
+
+    /// The text of `pages` (each page's lines separated by line feeds) and where each page starts in it (scalar
+    /// offsets), joined a window of pages at a time (see `Joiner`).
+    static func join(_ pages: [String]) -> (String, [Int]) {
+        var joiner = Joiner()
+        for first in stride(from: 0, to: pages.count, by: window) {
+            joiner.add(Array(pages[first..<min(pages.count, first + window)]))
+        }
+        return joiner.finish()
+    }
+
+    /// Joins pages into text a window at a time. Within a window, lines found at the top or bottom of at
+    /// least half of its pages (digits ignored: running headers and footers), and lines that are only a page
+    /// number, are dropped. What is joined so far (`builder.text`) is a prefix of the final text.
+    struct Joiner {
+        private(set) var builder = TextBuilder()
+        private var starts: [Int] = []
+        /// A word hyphenated at the end of the last line, held back until the next line says how it goes on.
+        private var carry = ""
+        private var lastRunning: Set<String> = []
+
+        /// Adds the next window of pages.
+        mutating func add(_ pages: [String]) {
+            let lines = pages.map { page in page.split(separator: "\n", omittingEmptySubsequences: false).map { unfold(String($0)) } }
+            // A short last window keeps the running lines of the window before it.
+            let running = lines.count < 3 && !lastRunning.isEmpty ? lastRunning : runningLines(lines)
+            lastRunning = running
+            for page in lines { add(page: page, running: running) }
+        }
+
+        /// The text and where each page starts in it.
+        mutating func finish() -> (String, [Int]) {
+            if !carry.isEmpty { builder.append(carry + "-"); carry = "" }
+            return (builder.text, starts)
+        }
+
+        private mutating func add(page: [String], running: Set<String>) {
+            starts.append(builder.nextStart)
+            let kept = page.enumerated().filter { index, line in
+                let trimmed = line.trimmingSpaces
+                if trimmed.isEmpty { return true }
+                let edge = index < 2 || index >= page.count - 2
+                return !(edge && (isPageNumber(trimmed) || running.contains(shape(trimmed))))
+            }.map(\.element)
+            let lengths = kept.map { $0.trimmingSpaces.count }.filter { $0 > 0 }.sorted()
+            let typical = lengths.isEmpty ? 0 : lengths[lengths.count * 3 / 4]
+            for line in kept { add(line: line.trimmingSpaces, typical: typical) }
+        }
+
+        private mutating func add(line trimmed: String, typical: Int) {
+            if trimmed.isEmpty { builder.breakParagraph(); return }
+            // A word hyphenated at the line's end: "light-" "house" is one word, "Jean-" "Paul" keeps its hyphen.
+            let goesOnInLowerCase = trimmed.first?.isLowercase == true
+            let words = carry.isEmpty ? trimmed : carry + (goesOnInLowerCase ? "" : "-") + trimmed
+            carry = ""
+            if let last = words.unicodeScalars.last, last == "-" || last == "\u{2010}",
+               words.unicodeScalars.dropLast().last?.properties.isAlphabetic == true {
+                let cut = words.lastIndex(where: { $0 == " " }).map { words.index(after: $0) } ?? words.startIndex
+                builder.append(String(words[..<cut]))
+                carry = String(words[cut...].dropLast())
+                return
+            }
+            if let last = trimmed.unicodeScalars.last, !last.properties.generalCategory.isPunctuation,
+               trimmed.count < typical / 2 {
+                // A short line without punctuation (a heading, a caption) is a sentence of its own.
+                builder.breakParagraph()
+                let start = builder.nextStart
+                builder.append(words)
+                builder.endSentence(since: start)
+                builder.breakParagraph()
+                return
+            }
+            builder.append(words)
+            builder.append(" ")
+            // A short line that ends a sentence ends its paragraph.
+            if let last = trimmed.last, ".!?:".contains(last), trimmed.count < typical * 85 / 100 { builder.breakParagraph() }
+        }
+    }
+
+    /// Lines at the top or bottom (first or last two) of at least half the pages, by `shape`, when there are
+    /// three pages or more.
+    static func runningLines(_ pages: [[String]]) -> Set<String> {
+        guard pages.count >= 3 else { return [] }
+        var counts: [String: Int] = [:]
+        for page in pages {
+            let nonEmpty = page.map(\.trimmingSpaces).filter { !$0.isEmpty }
+            let edges = Set(nonEmpty.prefix(2) + nonEmpty.suffix(2)).map(shape)
+            for e in Set(edges) { counts[e, default: 0] += 1 }
+        }
+        return Set(counts.filter { $0.value * 2 >= pages.count }.keys)
+    }
+
+    /// A line with its digits replaced by "#" (so "Chapter 1 — page 12" matches "Chapter 1 — page 13").
+    static func shape(_ line: String) -> String {
+        String(line.map { $0.isNumber ? "#" : $0 })
+    }
+
+    /// Whether `line` is only a page number: "12", "- 12 -", "Page 12", "12 of 40", "xiv".
+    static func isPageNumber(_ line: String) -> Bool {
+        let lower = line.lowercased()
+        let words = lower.split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "–" || $0 == "—" || $0 == "/" })
+        guard !words.isEmpty, words.count <= 4 else { return false }
+        let roman = Set("ivxlc")
+        return words.allSatisfy { w in
+            w.allSatisfy(\.isNumber) || w == "page" || w == "of" || w == "p." || (w.count <= 6 && w.allSatisfy { roman.contains($0) })
+        } && words.contains { $0.allSatisfy(\.isNumber) || $0.allSatisfy { roman.contains($0) } }
+    }
+
+    /// `line` with ligatures unfolded.
+    static func unfold(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: { ligatures[$0] != nil }) else { return line }
+        var out = ""
+        for s in line.unicodeScalars { if let l = ligatures[s] { out += l } else { out.unicodeScalars.append(s) } }
+        return out
+    }
+}
+
+extension String {
+    /// Without spaces and tabs at either end.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

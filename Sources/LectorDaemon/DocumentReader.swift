@@ -1,0 +1,129 @@
+@preconcurrency import Glibc
+import Documents
+import GLibKit
+import SpeechCore
+import SystemKit
+
+/// Reads documents (EPUB, PDF, HTML, Markdown, ODT, DOCX) in the document worker, a child process per
+/// document (`lector-daemon document FORMAT`, `Documents.DocumentWorker`), so that a parser that crashes or
+/// hangs costs that document, never the daemon. Nothing here blocks the main loop: the worker reads the open
+/// file itself (its standard input), its output is read as it comes (non-blocking), and a watchdog kills it
+/// after `timeoutMilliseconds`.
+final class DocumentReader {
+    /// How long one document may take to read (20 s; `LECTOR_TEST_DOCUMENT_TIMEOUT_MS` for the end-to-end
+    /// tests, which nothing in Lector sets).
+    static let timeoutMilliseconds: UInt32 = getenv("LECTOR_TEST_DOCUMENT_TIMEOUT_MS").flatMap { UInt32(String(cString: $0)) } ?? 20_000
+    /// Most bytes the worker may send back (64 MiB of text and structure).
+    static let maximumOutputBytes = 64 << 20
+
+    private let argv: [String]
+    /// Imports under way, kept alive until they end.
+    private var running: [ObjectIdentifier: Import] = [:]
+
+    /// A reader that runs `argv + [format]` per document (normally `[executablePath(), "document"]`).
+    init(argv: [String]) {
+        self.argv = argv
+    }
+
+    /// Reads the document open on `descriptor` (taken: closed by this call or the child) as `format` (a
+    /// `DocumentFormat` raw value, or "zip"), and calls `done` once on the main loop with its text and
+    /// structure, or one line that says why it cannot be read. `password` opens an encrypted PDF; it reaches
+    /// the worker in its environment, which only this user can read, never in its arguments.
+    ///
+    /// `onStart` is called first, once, with the start of the text and the title, when the worker sends them
+    /// before the whole (`ImportedDocument.encodedStart`: long EPUBs and PDFs); the whole text then begins
+    /// with that start.
+    func read(descriptor: Int32, format: String, password: String? = nil, onStart: ((String, String?) -> Void)? = nil,
+              done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
+        let child: ChildProcess
+        let environment = password.map { [DocumentWorker.passwordVariable: $0] } ?? [:]
+        do { child = try ChildProcess(argv: argv + [format], standardInput: descriptor, environment: environment) } catch {
+            close(descriptor)
+            done(.failure(DocumentFailure(message: "cannot start the document reader: \(error.message)")))
+            return
+        }
+        let job = Import(child: child)
+        let key = ObjectIdentifier(job)
+        running[key] = job
+        try? child.stdoutFD.setNonBlocking()
+        let finish: (Result<ImportedDocument, DocumentFailure>) -> Void = { [weak self] result in
+            guard let job = self?.running.removeValue(forKey: key) else { return }
+            job.watch?.cancel()
+            job.timer.cancel()
+            job.child.kill()
+            done(result)
+        }
+        job.timer.arm(milliseconds: Self.timeoutMilliseconds) {
+            finish(.failure(DocumentFailure(message: "the document took longer than \(Double(Self.timeoutMilliseconds) / 1000) s to read; gave up")))
+        }
+        job.watch = MainContext.watch(fd: child.stdoutFD) { _ in
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n: Int?
+                do throws(Errno) { n = try nilIfWouldBlock { () throws(Errno) -> Int in try child.stdoutFD.read(into: &chunk) } } catch { n = 0 }
+                guard let n else { return true }  // nothing more for now
+                if n == 0 { break }
+                job.output.append(contentsOf: chunk[..<n])
+                if !job.startSeen, let (text, title, used) = ImportedDocument.decodeStart(job.output) {
+                    job.startSeen = true
+                    job.output.removeFirst(used)
+                    onStart?(text, title)
+                }
+                if job.output.count > Self.maximumOutputBytes {
+                    finish(.failure(DocumentFailure(message: "the document's text is larger than \(Self.maximumOutputBytes >> 20) MiB")))
+                    return false
+                }
+            }
+            job.watch = nil
+            child.onExit { status in finish(Self.result(of: job.output, status: status)) }
+            return false
+        }
+    }
+
+    /// What the worker's output and exit status say.
+    static func result(of output: [UInt8], status: ExitStatus) -> Result<ImportedDocument, DocumentFailure> {
+        if status == .exited(0), let document = ImportedDocument(encoded: output) { return .success(document) }
+        let text = String(decoding: output.prefix(4096), as: UTF8.self)
+        if text.hasPrefix(DocumentWorker.failurePrefix) {
+            let line = text.dropFirst(DocumentWorker.failurePrefix.count).split(whereSeparator: \.isNewline).first ?? ""
+            return .failure(DocumentFailure(message: String(line)))
+        }
+        switch status {
+        case .signaled(let signal):
+            return .failure(DocumentFailure(message: "the document reader was killed by signal \(signal) (\(String(cString: strsignal(signal))))"))
+        case .exited(let code):
+            return .failure(DocumentFailure(message: "the document reader failed (exit status \(code))"))
+        }
+    }
+
+    /// One document being read.
+    private final class Import {
+        let child: ChildProcess
+        var output: [UInt8] = []
+        /// Whether the start record has been taken off `output` (or cannot come any more).
+        var startSeen = false
+        var watch: Source?
+        let timer = OneShotTimer()
+        init(child: ChildProcess) { self.child = child }
+    }
+
+    /// The format of a file from its content type, as GIO guesses it from its name and first bytes
+    /// (`byName`) and from its first bytes alone (`byData`): the bytes win for binary containers (a PDF or
+    /// a zip named `.txt` is read as what it is), the name decides between text formats (Markdown, HTML by
+    /// its `.html`). Nil: plain text (or SSML), read as today.
+    static func format(byName: String, byData: String) -> String? {
+        if let format = DocumentFormat(contentType: byData), format != .text { return format.rawValue }
+        if byData == DocumentFormat.zipped || ContentType.isA(byData, DocumentFormat.zipped) { return "zip" }
+        if let format = DocumentFormat(contentType: byName), format == .html || format == .markdown,
+           ContentType.isA(byData, "text/plain") || byData == byName {
+            return format.rawValue
+        }
+        return nil
+    }
+}
+
+/// Why a document cannot be read: one line.
+struct DocumentFailure: Error {
+    /// The line.
+    var message: String
+}

@@ -1,0 +1,125 @@
+/// The document formats Lector reads, besides plain text and SSML: each is an importer into a text and its
+/// `TextStructure`, run in the document worker.
+public enum DocumentFormat: String, CaseIterable, Sendable {
+    /// Plain text, read as it is.
+    case text
+    /// HTML or XHTML (a saved web page).
+    case html
+    /// CommonMark Markdown.
+    case markdown
+    /// EPUB 2 or 3 (a zip of XHTML with an OPF package document).
+    case epub
+    /// OpenDocument text (.odt, a zip of XML).
+    case odt
+    /// Office Open XML word processing (.docx, a zip of XML).
+    case docx
+    /// PDF.
+    case pdf
+
+    /// The content types of the format (shared MIME-info database names), the first the canonical one; the
+    /// desktop entry's `MimeType` and MPRIS `SupportedMimeTypes` list them.
+    public var contentTypes: [String] {
+        switch self {
+        case .text: ["text/plain"]
+        case .html: ["text/html", "application/xhtml+xml"]
+        case .markdown: ["text/markdown", "text/x-markdown"]
+        case .epub: ["application/epub+zip"]
+        case .odt: ["application/vnd.oasis.opendocument.text"]
+        case .docx: ["application/vnd.openxmlformats-officedocument.wordprocessingml.document"]
+        case .pdf: ["application/pdf"]
+        }
+    }
+
+    /// The format of content type `type`, nil for none Lector imports ("application/zip" is not one: the
+    /// worker looks inside a zip, see `zipped`).
+    public init?(contentType type: String) {
+        guard let format = Self.allCases.first(where: { $0.contentTypes.contains(type) }) else { return nil }
+        self = format
+    }
+
+    /// A format read from a zip container whose content type is not known: told apart by the worker.
+    public static let zipped = "application/zip"
+
+    /// Every content type of every format, in `allCases` order.
+    public static var allContentTypes: [String] { allCases.flatMap(\.contentTypes) }
+}
+
+/// What an importer makes of a document: the text to read and its structure (chapters as scalar offsets
+/// into `text`).
+public struct ImportedDocument: Equatable, Sendable {
+    /// The text, clean (`TextCleaner.clean` leaves it as it is): paragraphs separated by a blank line.
+    public var text: String
+    /// Title, authors, language and chapters.
+    public var structure: TextStructure
+
+    /// A document of `text` and `structure`.
+    public init(text: String, structure: TextStructure) {
+        self.text = text
+        self.structure = structure
+    }
+
+    /// The document as the worker sends it on its standard output: header lines (`title`, `author`,
+    /// `language`, `chapter LEVEL START`, each a tab-separated line; values on one line), then `text` and the
+    /// text's UTF-8 length, then the text itself.
+    public var encoded: [UInt8] {
+        func line(_ s: String) -> String { String(s.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }) }
+        var head = "lector-document 1\n"
+        if let title = structure.title { head += "title\t\(line(title))\n" }
+        for author in structure.authors { head += "author\t\(line(author))\n" }
+        if let language = structure.language { head += "language\t\(line(language))\n" }
+        for c in structure.chapters { head += "chapter\t\(c.level)\t\(c.start)\t\(line(c.title))\n" }
+        head += "text\t\(text.utf8.count)\n"
+        return Array(head.utf8) + Array(text.utf8)
+    }
+
+    /// The start of a long document's text, sent by the worker before the whole: `lector-start`, the text's
+    /// UTF-8 length and the title (tab-separated, one line), then the text. The whole text begins with it.
+    public static func encodedStart(_ text: String, title: String?) -> [UInt8] {
+        let title = (title ?? "").map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }
+        return Array("lector-start\t\(text.utf8.count)\t\(String(title))\n".utf8) + Array(text.utf8)
+    }
+
+    /// The start record at the beginning of `bytes` (see `encodedStart`): its text, title (nil when empty)
+    /// and how many bytes it took; nil when `bytes` do not begin with a whole one.
+    public static func decodeStart(_ bytes: [UInt8]) -> (String, String?, Int)? {
+        let prefix = Array("lector-start\t".utf8)
+        guard bytes.starts(with: prefix), let end = bytes.firstIndex(of: 10) else { return nil }
+        let fields = String(decoding: bytes[prefix.count..<end], as: UTF8.self).split(separator: "\t", maxSplits: 1,
+                                                                                       omittingEmptySubsequences: false)
+        guard let count = fields.first.flatMap({ Int($0) }), bytes.count - (end + 1) >= count else { return nil }
+        let title = fields.count > 1 && !fields[1].isEmpty ? String(fields[1]) : nil
+        return (String(decoding: bytes[(end + 1)..<(end + 1 + count)], as: UTF8.self), title, end + 1 + count)
+    }
+
+    /// Reads what `encoded` wrote; nil for anything else (a worker that died half way, or garbage).
+    public init?(encoded bytes: [UInt8]) {
+        var structure = TextStructure()
+        var index = 0
+        var first = true
+        while index < bytes.count {
+            guard let end = bytes[index...].firstIndex(of: 10) else { return nil }
+            let line = String(decoding: bytes[index..<end], as: UTF8.self)
+            index = end + 1
+            if first {
+                guard line == "lector-document 1" else { return nil }
+                first = false
+                continue
+            }
+            let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+            switch (fields.first, fields.count) {
+            case ("title", 2): structure.title = fields[1]
+            case ("author", 2): structure.authors.append(fields[1])
+            case ("language", 2): structure.language = fields[1]
+            case ("chapter", 4):
+                guard let level = Int(fields[1]), let start = Int(fields[2]) else { return nil }
+                structure.chapters.append(Chapter(title: fields[3], start: start, level: level))
+            case ("text", 2):
+                guard let count = Int(fields[1]), count == bytes.count - index else { return nil }
+                self.init(text: String(decoding: bytes[index...], as: UTF8.self), structure: structure)
+                return
+            default: return nil
+            }
+        }
+        return nil
+    }
+}
