@@ -75,6 +75,9 @@ public final class Ducker {
     private var born: [UInt32: Int64] = [:]
     /// The stream-restore group, channel map and mute of each lowered stream that has one.
     private var groups: [UInt32: RememberedGroup] = [:]
+    /// The own volume of each group whose lowered stream ended while ducking: the group's next stream may
+    /// start with the lowered volume, remembered before Lector's repair reached the server.
+    private var groupVolumes: [String: [UInt32]] = [:]
     /// How long after a stream appears a volume change is taken for the server's (restoring the group's
     /// volume), not the user's, µs.
     static let settleMicroseconds: Int64 = 1_000_000
@@ -143,6 +146,7 @@ public final class Ducker {
         ducked = []
         setAtSerial = [:]
         groups = [:]
+        groupVolumes = [:]
         if !records.isEmpty { onChange?(ducked) }
         if let ctx = server.context, server.state == .ready {
             for record in records { setVolume(record.index, record.original, on: ctx, onlyIf: record.ducked) }
@@ -178,6 +182,7 @@ public final class Ducker {
             serverDucking?.reset()
             born = [:]
             groups = [:]
+            groupVolumes = [:]
             subscribedContext = nil
             targetSink = nil
             setAtSerial = [:]
@@ -257,14 +262,23 @@ public final class Ducker {
         // Silent (or not set up yet, as a stream pipewire-pulse has just announced can be): nothing to lower,
         // and 0 must never be taken for its own volume. A young stream is looked at again when it changes.
         guard input.volume.contains(where: { $0 > 0 }) else { return }
-        let lowered = lower(input.volume)
-        ducked.append(DuckedStream(index: input.index, original: input.volume, ducked: lowered))
+        let original = ownVolume(input)
+        let lowered = lower(original)
+        ducked.append(DuckedStream(index: input.index, original: original, ducked: lowered))
         setAtSerial[input.index] = requestSerial
         if let group = input.restoreGroup {
             groups[input.index] = RememberedGroup(name: group, channelMap: input.channelMap, mute: input.mute)
         }
         onChange?(ducked)
         setVolume(input.index, lowered, on: ctx, onlyIf: nil)
+    }
+
+    /// The volume `input` has of its own: its volume, unless it belongs to a group whose lowered stream ended
+    /// while ducking (then that stream's own).
+    private func ownVolume(_ input: SinkInput) -> [UInt32] {
+        guard let group = input.restoreGroup, let volume = groupVolumes[group], volume.count == input.volume.count
+        else { return input.volume }
+        return volume
     }
 
     private func lower(_ volume: [UInt32]) -> [UInt32] {
@@ -287,6 +301,7 @@ public final class Ducker {
     private func ended(_ record: DuckedStream) {
         guard let group = groups.removeValue(forKey: record.index), let ctx = server.context, server.state == .ready
         else { return }
+        if isDucking { groupVolumes[group.name] = record.original }
         pendingOperations += 1
         RememberedVolume.put(group.name, volume: record.original, channelMap: group.channelMap, mute: group.mute,
                              on: ctx) { [weak self] in self?.operationDone() }
@@ -334,13 +349,18 @@ public final class Ducker {
         }
         // A reply to a request sent before our own change shows the volume from before it.
         guard serial > setAtSerial[input.index, default: 0] else { return }
+        // Its own volume again: a report from before Lector's change reached the stream (pipewire-pulse sets a
+        // node's volume asynchronously), or the user chose exactly that volume, which restore puts back anyway.
+        if input.volume == ducked[i].original, input.sink == targetSink, !isYoung(input.index) { return }
         if input.volume != ducked[i].ducked || input.sink != targetSink {
             if input.sink == targetSink, isYoung(input.index), input.volume.contains(where: { $0 > 0 }) {
                 // The server gave the new stream its group's remembered volume: that is its own; lower it.
-                let lowered = lower(input.volume)
-                ducked[i] = DuckedStream(index: input.index, original: input.volume, ducked: lowered)
-                setAtSerial[input.index] = requestSerial
+                let original = ownVolume(input)
+                let lowered = lower(original)
+                ducked[i] = DuckedStream(index: input.index, original: original, ducked: lowered)
                 onChange?(ducked)
+                guard lowered != input.volume else { return }
+                setAtSerial[input.index] = requestSerial
                 setVolume(input.index, lowered, on: ctx, onlyIf: nil)
                 return
             }

@@ -32,7 +32,7 @@ extension Integration {
 
             _ = try await session.lector(["resume"])
             level = try await Self.waitForLevel(session, other.index, timeout: 2, lowered)
-            #expect(lowered(level), "not lowered again on resume: \(level) dB")
+            #expect(lowered(level), "not lowered again on resume: \(level) dB\n\(session.daemonLogs())")
 
             // A stream that starts while Lector reads is lowered too.
             let late = try await OtherStream(session, name: "late-player", tone: true)
