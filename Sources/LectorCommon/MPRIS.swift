@@ -173,17 +173,21 @@ public enum MPRIS {
         case artURL = "mpris:artUrl"
         /// The sentence being read.
         case title = "xesam:title"
-        /// The text's title.
+        /// What is being read: the document's or file's title, else the text's first words.
         case album = "xesam:album"
-        /// The start of the text.
+        /// The sentence being read (as `title`).
         case asText = "xesam:asText"
         /// The BCP 47 tag of the sentence being read.
         case language = "xesam:language"
-        /// The voice's name, as a list of one.
+        /// The authors where known, else `[album]`: the line widgets show under the title names the text.
         case artist = "xesam:artist"
         /// The `file://` URI the text came from.
         case url = "xesam:url"
         /// When the sleep timer pauses (`SleepTimerText`).
         case sleepTimer = "lector:sleepTimer"
+        /// The name of the voice reading the sentence (e.g. "English (Great Britain)").
+        case voice = "lector:voice"
+        /// The title of the chapter the sentence is in (documents with chapters only).
+        case chapter = "lector:chapter"
     }
 }

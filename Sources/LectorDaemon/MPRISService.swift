@@ -256,15 +256,18 @@ final class MPRISService: DBusDeferringObject {
         // Every client on the bus may read Metadata, sandboxed apps allowed to talk to media players included:
         // it carries of the text only what a widget shows, the sentence being read (README, "Who may open what").
         let title = sentence.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let described = ReadingDescription(u, sentenceIndex: reader.sentenceIndex)
         var d: [MPRIS.MetadataKey: Variant] = [
             .trackID: .objectPath(trackID),
             .length: .int64(reader.length),
             .title: .string(title),
-            .album: .string(u.title),
+            .album: .string(described.album),
             .asText: .string(title),
             .language: .string(voice.language),
-            .artist: .strings([voice.name]),
+            .artist: .strings(described.artists),
+            .voice: .string(voice.name),
         ]
+        if let chapter = described.chapter { d[.chapter] = .string(chapter) }
         if let url = u.url { d[.url] = .string(url) }
         if let artURL { d[.artURL] = .string(artURL) }
         // Not an MPRIS key (the specification allows others in their own namespace): when the sleep timer pauses.

@@ -33,6 +33,7 @@ enum MPRIS {
     static let metadataTypes: [String: String] = [
         "mpris:trackid": "o", "mpris:length": "x", "mpris:artUrl": "s", "xesam:title": "s", "xesam:album": "s",
         "xesam:asText": "s", "xesam:language": "s", "xesam:artist": "as", "xesam:url": "s",
+        "lector:voice": "s", "lector:chapter": "s", "lector:sleepTimer": "s",
     ]
 }
 
