@@ -19,6 +19,7 @@ public enum Command {
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
+        ("repeat", "Repeat the sentence being read, or the whole text and queue, or nothing"),
         ("voices", "List the voices and languages eSpeak NG offers"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
@@ -43,6 +44,7 @@ public enum Command {
         case "pause", "resume", "stop", "toggle": return control(name, rest)
         case "status": return status(rest)
         case "sleep": return sleep(rest)
+        case "repeat": return repeatMode(rest)
         case "next", "previous": return move(name, rest)
         case "seek": return seek(rest)
         case "rate", "pitch": return prosody(name, rest)
@@ -265,6 +267,39 @@ public enum Command {
             return 1
         }
         return follow.value ? StatusView(client: client).run() : client.printStatus()
+    }
+
+    // MARK: repeat
+
+    private static func repeatMode(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "[sentence | all | off]",
+                                  summary: "What is read again when it ends: `sentence` repeats the sentence being read, `all` the whole text and the texts queued after it, `off` nothing (MPRIS LoopStatus Track, Playlist, None). Without an argument, shows it.")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.count <= 1 else { printError("repeat takes one argument: sentence, all or off"); return 2 }
+        var status: MPRIS.LoopStatus?
+        if let word = rest.first {
+            switch word.lowercased() {
+            case "sentence", "track", "one": status = .track
+            case "all", "playlist", "text": status = .playlist
+            case "off", "none", "no": status = MPRIS.LoopStatus.none
+            default:
+                printError("'\(word)' is not a repeat mode; try sentence, all or off")
+                return 2
+            }
+        }
+        let client: Client
+        do { client = try Client.connect(startingDaemon: status != nil && status != MPRIS.LoopStatus.none) } catch {
+            if case .notRunning = error { print("repeat: off"); return 0 }
+            printError(error.description)
+            return 1
+        }
+        if let status {
+            let result = client.setLoopStatus(status)
+            guard result == 0 else { return result }
+        }
+        guard let mode = client.repeatMode() else { printError("unexpected reply from the daemon"); return 1 }
+        print("repeat: \(mode)")
+        return 0
     }
 
     // MARK: sleep

@@ -99,12 +99,10 @@ public enum MPRIS {
     public enum PlayerProperty: String, WireProperty {
         /// `PlaybackStatus`.
         case playbackStatus = "PlaybackStatus"
-        /// "None", "Track" or "Playlist".
+        /// "None", "Track" (the sentence repeats) or "Playlist" (the text and the queue repeat).
         case loopStatus = "LoopStatus"
         /// The playback rate, a multiplier.
         case rate = "Rate"
-        /// Whether tracks play in random order.
-        case shuffle = "Shuffle"
         /// The current track's metadata.
         case metadata = "Metadata"
         /// The volume, linear.
@@ -140,8 +138,18 @@ public enum MPRIS {
             }
         }
 
-        /// LoopStatus, Rate, Shuffle and Volume.
-        public var isWritable: Bool { [.loopStatus, .rate, .shuffle, .volume].contains(self) }
+        /// LoopStatus, Rate and Volume.
+        public var isWritable: Bool { [.loopStatus, .rate, .volume].contains(self) }
+    }
+
+    /// `LoopStatus` values (MPRIS `Loop_Status`).
+    public enum LoopStatus: String, CaseIterable, Sendable {
+        /// Reading stops after the last text.
+        case none = "None"
+        /// The sentence being read repeats.
+        case track = "Track"
+        /// The whole text and the queue repeat.
+        case playlist = "Playlist"
     }
 
     /// The player interface's signals.

@@ -108,11 +108,33 @@ final class MPRISService: DBusDeferringObject {
             reader.setRate(wpm)
             // The position does not move, but widgets extrapolate it from Rate: Seeked gives them a new start.
             if reader.state != .stopped, before != reader.current?.rate { seeked() }
-        case (Self.playerInterface, MPRIS.PlayerProperty.loopStatus.rawValue), (Self.playerInterface, MPRIS.PlayerProperty.shuffle.rawValue),
-             (Self.rootInterface, MPRIS.RootProperty.fullscreen.rawValue):
-            break // not supported: the value stays as it is (None, false, false)
+        case (Self.playerInterface, MPRIS.PlayerProperty.loopStatus.rawValue):
+            guard let text = value.unboxed.string, let status = MPRIS.LoopStatus(rawValue: text) else {
+                throw .invalidArgs("LoopStatus is \"None\", \"Track\" or \"Playlist\"")
+            }
+            reader.setLoop(Self.loopMode(status))
+        case (Self.rootInterface, MPRIS.RootProperty.fullscreen.rawValue):
+            break // not supported: the value stays false
         default:
             throw .propertyReadOnly("\(name) cannot be set")
+        }
+    }
+
+    /// The MPRIS name of a loop mode: Track is the sentence, Playlist the text and the queue.
+    static func loopStatus(_ mode: LoopMode) -> MPRIS.LoopStatus {
+        switch mode {
+        case .none: .none
+        case .sentence: .track
+        case .all: .playlist
+        }
+    }
+
+    /// The loop mode an MPRIS LoopStatus asks for.
+    static func loopMode(_ status: MPRIS.LoopStatus) -> LoopMode {
+        switch status {
+        case .none: .none
+        case .track: .sentence
+        case .playlist: .all
         }
     }
 
@@ -230,9 +252,8 @@ final class MPRISService: DBusDeferringObject {
         let rate = Double(reader.current?.rate ?? SpeakOptions.defaultRate) / Double(SpeakOptions.defaultRate)
         var properties: [MPRIS.PlayerProperty: Variant] = [
             .playbackStatus: .string(status.rawValue),
-            .loopStatus: .string("None"),
+            .loopStatus: .string(Self.loopStatus(reader.loop).rawValue),
             .rate: .double(rate),
-            .shuffle: .bool(false),
             .volume: .double(reader.volume),
             .minimumRate: .double(Self.minimumRate),
             .maximumRate: .double(Self.maximumRate),

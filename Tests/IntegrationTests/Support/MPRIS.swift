@@ -18,7 +18,7 @@ enum MPRIS {
     /// Every property of `org.mpris.MediaPlayer2.Player` with its D-Bus type and access.
     static let playerProperties: [String: (type: String, access: String)] = [
         "PlaybackStatus": ("s", "read"), "LoopStatus": ("s", "readwrite"), "Rate": ("d", "readwrite"),
-        "Shuffle": ("b", "readwrite"), "Metadata": ("a{sv}", "read"), "Volume": ("d", "readwrite"),
+"Metadata": ("a{sv}", "read"), "Volume": ("d", "readwrite"),
         "Position": ("x", "read"), "MinimumRate": ("d", "read"), "MaximumRate": ("d", "read"),
         "CanGoNext": ("b", "read"), "CanGoPrevious": ("b", "read"), "CanPlay": ("b", "read"),
         "CanPause": ("b", "read"), "CanSeek": ("b", "read"), "CanControl": ("b", "read"),
