@@ -18,6 +18,7 @@ public enum Command {
         ("voice", "Change the voice of the text being read, heard from the next word"),
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
+        ("open", "Read files or file URIs; without one, pause or go on and say what is read (the desktop entry)"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
         ("repeat", "Repeat the sentence being read, or the whole text and queue, or nothing"),
         ("voices", "List the voices and languages eSpeak NG offers"),
@@ -43,6 +44,7 @@ public enum Command {
         case "read": return read(rest, arguments: arguments, local: local)
         case "pause", "resume", "stop", "toggle": return control(name, rest)
         case "status": return status(rest)
+        case "open": return open(rest, arguments: arguments, local: local)
         case "sleep": return sleep(rest)
         case "repeat": return repeatMode(rest)
         case "next", "previous": return move(name, rest)
@@ -71,7 +73,7 @@ public enum Command {
     }
 
     /// Parses with `parser`, printing GLib's message on a usage error.
-    private static func parse(_ parser: OptionParser, _ args: [String]) -> [String]? {
+    static func parse(_ parser: OptionParser, _ args: [String]) -> [String]? {
         do { return try parser.parse(args) } catch {
             printError(error.description)
             return nil
