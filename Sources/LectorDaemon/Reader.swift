@@ -182,7 +182,10 @@ final class Reader {
     // MARK: control
 
     /// reading → paused (`SpeechManager.pause`).
-    func pause() { try? engine.apply { m in m.pause() } }
+    func pause() {
+        engine.forgetPlayWhenBack()
+        try? engine.apply { m in m.pause() }
+    }
     /// paused → reading.
     func resume() { try? engine.apply { m in m.resume() } }
     /// → stopped, the text kept.
