@@ -21,13 +21,24 @@ public struct DuckedStream: Equatable, Sendable {
     }
 }
 
-/// Lowers the other playback streams ("ducking") while Lector speaks, and puts them back exactly.
+/// Lowers the other playback streams ("ducking") while Lector speaks, and puts them back exactly, without
+/// changing what the sound server remembers for other applications.
+///
+/// Where the server can duck by itself (PulseAudio's `module-role-ducking`, see `ServerDucking`), Lector
+/// loads that module once connected and leaves ducking to it: other streams on Lector's sink are lowered by a
+/// volume factor, never saved, exactly while Lector's `a11y` stream plays; `duck()` and `restore()` then have
+/// nothing to do. Elsewhere (pipewire-pulse: PipeWire 0.3 and WirePlumber 0.4 offer no unsaved volume and no
+/// ducking policy enabled by default) the Ducker lowers the streams' own volumes as follows.
 ///
 /// While ducking, every sink input on the sink Lector plays on (the sink of this process's own stream, else the
 /// server's default sink) that does not belong to this process is set to its own volume times `attenuation`
 /// (`pa_sw_volume_from_dB`), including streams that appear meanwhile (a `pa_context_subscribe` on sink inputs).
 /// `restore()` sets each one back to the volume it had — unless its volume was changed by someone else in the
-/// meantime (the user moved its slider): that stream is left as the user set it. PulseAudio and pipewire-pulse
+/// meantime (the user moved its slider): that stream is left as the user set it. The server saves the volume
+/// put back as the application's own; for a stream that ends while lowered, the remembered volume of its group
+/// is put back through the stream-restore extension (`RememberedVolume`). A stream's first second is its
+/// server's: a volume change in it (WirePlumber restoring the application's volume after the stream appeared)
+/// becomes its volume and is lowered again, and a stream at volume 0 is lowered once it has a volume. PulseAudio and pipewire-pulse
 /// both implement these calls. Source: PulseAudio's `pulse/introspect.h`, `pulse/subscribe.h`, `pulse/volume.h`.
 ///
 /// Runs on the GLib main loop with the `SoundServer`'s connection; when the connection is lost the records of
@@ -58,14 +69,53 @@ public final class Ducker {
     private var targetSink: UInt32?
     private var pendingLeftovers: [DuckedStream] = []
     private let ownProcessID = String(getpid())
+    /// The server's own ducking, when Lector prefers it (nil: always lower stream volumes).
+    private let serverDucking: ServerDucking?
+    /// When streams appeared (monotonic µs), for their first `settleMicroseconds`.
+    private var born: [UInt32: Int64] = [:]
+    /// The stream-restore group, channel map and mute of each lowered stream that has one.
+    private var groups: [UInt32: RememberedGroup] = [:]
+    /// The own volume of each group whose lowered stream ended while ducking: the group's next stream may
+    /// start with the lowered volume, remembered before Lector's repair reached the server.
+    private var groupVolumes: [String: [UInt32]] = [:]
+    /// How long after a stream appears a volume change is taken for the server's (restoring the group's
+    /// volume), not the user's, µs.
+    static let settleMicroseconds: Int64 = 1_000_000
+
+    /// How other streams are being lowered.
+    public enum Mechanism: Equatable, Sendable {
+        /// Not known yet (no connection, or the server is being asked).
+        case unknown
+        /// By the server (`module-role-ducking`): volume factors that are never saved.
+        case server
+        /// By setting the streams' own volumes, and putting back what the server remembers.
+        case streamVolumes
+    }
+
+    /// How other streams are being lowered on the current connection.
+    public var mechanism: Mechanism {
+        guard let serverDucking else { return server.state == .ready ? .streamVolumes : .unknown }
+        switch serverDucking.status {
+        case .unknown, .pending: return .unknown
+        case .loaded: return .server
+        case .unavailable: return .streamVolumes
+        }
+    }
 
     /// - Parameters:
     ///   - server: the connection to the sound server (the daemon's own).
     ///   - attenuationDecibels: how much to lower other streams, in dB (e.g. -15).
-    public init(server: SoundServer, attenuationDecibels: Double = -15) {
+    ///   - serverSide: load the server's ducking module where there is one (false: only put back leftovers).
+    public init(server: SoundServer, attenuationDecibels: Double = -15, serverSide: Bool = true) {
         self.server = server
         self.attenuationDecibels = attenuationDecibels
+        serverDucking = serverSide ? ServerDucking(decibels: attenuationDecibels) : nil
+        serverDucking?.onSettled = { [weak self] status in
+            guard let self, status == .unavailable, self.isDucking, let ctx = self.server.context else { return }
+            self.start(on: ctx)
+        }
         server.addStateObserver { [weak self] state in self?.serverStateChanged(state) }
+        if server.state == .ready, let ctx = server.context { serverDucking?.setUp(on: ctx) }
     }
 
     /// Starts ducking: lowers every other stream on Lector's sink now and each new one as it appears.
@@ -73,8 +123,17 @@ public final class Ducker {
     public func duck() {
         guard !isDucking else { return }
         isDucking = true
-        guard let ctx = server.context, server.state == .ready else { return }
+        guard let ctx = server.context, server.state == .ready, mechanism == .streamVolumes else { return }
         start(on: ctx)
+    }
+
+    /// Restores (see `restore(completion:)`) and unloads the server's ducking module, before the daemon exits.
+    /// `completion` runs on the main loop once the server has acknowledged both.
+    public func shutDown(completion: @escaping () -> Void) {
+        restore { [weak self] in
+            guard let self, let serverDucking = self.serverDucking else { return completion() }
+            serverDucking.tearDown(completion: completion)
+        }
     }
 
     /// Stops ducking: every stream lowered and not changed by someone else since gets its own volume back.
@@ -86,6 +145,8 @@ public final class Ducker {
         let records = ducked
         ducked = []
         setAtSerial = [:]
+        groups = [:]
+        groupVolumes = [:]
         if !records.isEmpty { onChange?(ducked) }
         if let ctx = server.context, server.state == .ready {
             for record in records { setVolume(record.index, record.original, on: ctx, onlyIf: record.ducked) }
@@ -114,8 +175,14 @@ public final class Ducker {
                 pendingLeftovers = []
                 restore(leftovers: leftovers)
             }
-            if isDucking, let ctx = server.context { start(on: ctx) }
+            if let ctx = server.context {
+                if let serverDucking { serverDucking.setUp(on: ctx) } else if isDucking { start(on: ctx) }
+            }
         case .failed, .disconnected:
+            serverDucking?.reset()
+            born = [:]
+            groups = [:]
+            groupVolumes = [:]
             subscribedContext = nil
             targetSink = nil
             setAtSerial = [:]
@@ -192,28 +259,72 @@ public final class Ducker {
     private func consider(_ input: SinkInput, on ctx: OpaquePointer) {
         guard isDucking, input.processID != ownProcessID, input.hasVolume, input.volumeWritable else { return }
         guard input.sink == targetSink, !ducked.contains(where: { $0.index == input.index }) else { return }
-        let factor = pa_sw_volume_from_dB(attenuationDecibels)
-        let lowered = input.volume.map { pa_sw_volume_multiply($0, factor) }
-        ducked.append(DuckedStream(index: input.index, original: input.volume, ducked: lowered))
+        // Silent (or not set up yet, as a stream pipewire-pulse has just announced can be): nothing to lower,
+        // and 0 must never be taken for its own volume. A young stream is looked at again when it changes.
+        guard input.volume.contains(where: { $0 > 0 }) else { return }
+        let original = ownVolume(input)
+        let lowered = lower(original)
+        ducked.append(DuckedStream(index: input.index, original: original, ducked: lowered))
         setAtSerial[input.index] = requestSerial
+        if let group = input.restoreGroup {
+            groups[input.index] = RememberedGroup(name: group, channelMap: input.channelMap, mute: input.mute)
+        }
         onChange?(ducked)
         setVolume(input.index, lowered, on: ctx, onlyIf: nil)
+    }
+
+    /// The volume `input` has of its own: its volume, unless it belongs to a group whose lowered stream ended
+    /// while ducking (then that stream's own).
+    private func ownVolume(_ input: SinkInput) -> [UInt32] {
+        guard let group = input.restoreGroup, let volume = groupVolumes[group], volume.count == input.volume.count
+        else { return input.volume }
+        return volume
+    }
+
+    private func lower(_ volume: [UInt32]) -> [UInt32] {
+        let factor = pa_sw_volume_from_dB(attenuationDecibels)
+        return volume.map { pa_sw_volume_multiply($0, factor) }
+    }
+
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1_000
+    }
+
+    private func isYoung(_ index: UInt32) -> Bool {
+        guard let birth = born[index] else { return false }
+        return Self.now() - birth < Self.settleMicroseconds
+    }
+
+    /// A lowered stream ended: what its server now remembers for its group is Lector's volume; put back its own.
+    private func ended(_ record: DuckedStream) {
+        guard let group = groups.removeValue(forKey: record.index), let ctx = server.context, server.state == .ready
+        else { return }
+        if isDucking { groupVolumes[group.name] = record.original }
+        pendingOperations += 1
+        RememberedVolume.put(group.name, volume: record.original, channelMap: group.channelMap, mute: group.mute,
+                             on: ctx) { [weak self] in self?.operationDone() }
     }
 
     private func event(_ type: pa_subscription_event_type_t, index: UInt32, on ctx: OpaquePointer) {
         guard ctx == server.context else { return }
         let kind = type.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
         if kind == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue {
+            born[index] = nil
             if let i = ducked.firstIndex(where: { $0.index == index }) {
-                ducked.remove(at: i)
+                let record = ducked.remove(at: i)
                 setAtSerial[index] = nil
                 onChange?(ducked)
+                ended(record)
             }
+            groups[index] = nil
             return
         }
-        guard isDucking else { return }
         let isNew = kind == PA_SUBSCRIPTION_EVENT_NEW.rawValue
-        guard isNew || ducked.contains(where: { $0.index == index }) else { return }
+        if isNew { born[index] = Self.now() }
+        guard isDucking else { return }
+        guard isNew || isYoung(index) || ducked.contains(where: { $0.index == index }) else { return }
         requestSerial += 1
         let box = Unmanaged.passRetained(InfoRequest(ducker: self, serial: requestSerial)).toOpaque()
         let op = pa_context_get_sink_input_info(ctx, index, { ctx, info, eol, box in
@@ -238,10 +349,26 @@ public final class Ducker {
         }
         // A reply to a request sent before our own change shows the volume from before it.
         guard serial > setAtSerial[input.index, default: 0] else { return }
+        // Its own volume again: a report from before Lector's change reached the stream (pipewire-pulse sets a
+        // node's volume asynchronously), or the user chose exactly that volume, which restore puts back anyway.
+        if input.volume == ducked[i].original, input.sink == targetSink, !isYoung(input.index) { return }
         if input.volume != ducked[i].ducked || input.sink != targetSink {
+            if input.sink == targetSink, isYoung(input.index), input.volume.contains(where: { $0 > 0 }) {
+                // The server gave the new stream its group's remembered volume: that is its own; lower it.
+                let original = ownVolume(input)
+                let lowered = lower(original)
+                ducked[i] = DuckedStream(index: input.index, original: original, ducked: lowered)
+                onChange?(ducked)
+                guard lowered != input.volume else { return }
+                setAtSerial[input.index] = requestSerial
+                setVolume(input.index, lowered, on: ctx, onlyIf: nil)
+                return
+            }
             // Someone else set this stream's volume (or moved it): theirs to keep, never restored by us.
             ducked.remove(at: i)
             setAtSerial[input.index] = nil
+            groups[input.index] = nil
+            born[input.index] = nil
             onChange?(ducked)
         }
     }
@@ -315,6 +442,11 @@ private struct SinkInput {
     var volumeWritable: Bool
     /// `application.process.id` of the stream's client, if it says.
     var processID: String?
+    var mute: Bool
+    var channelMap: pa_channel_map
+    /// The stream-restore group the server files its volume under (`module-stream-restore.id`, set by
+    /// PulseAudio's module-stream-restore and by pipewire-pulse).
+    var restoreGroup: String?
 
     init(_ info: pa_sink_input_info) {
         index = info.index
@@ -325,7 +457,17 @@ private struct SinkInput {
         hasVolume = info.has_volume != 0
         volumeWritable = info.volume_writable != 0
         processID = info.proplist.flatMap { pa_proplist_gets($0, "application.process.id") }.map { String(cString: $0) }
+        mute = info.mute != 0
+        channelMap = info.channel_map
+        restoreGroup = info.proplist.flatMap { pa_proplist_gets($0, "module-stream-restore.id") }.map { String(cString: $0) }
     }
+}
+
+/// Where a lowered stream's server remembers its volume (see `RememberedVolume`).
+private struct RememberedGroup {
+    var name: String
+    var channelMap: pa_channel_map
+    var mute: Bool
 }
 
 private final class InfoRequest {

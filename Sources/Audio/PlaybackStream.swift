@@ -11,7 +11,11 @@ internal import CPulse
 /// Latency: the stream asks for a total latency (`tlength`) of 100 ms in requests of at least 40 ms (`minreq`)
 /// with `PA_STREAM_ADJUST_LATENCY`, so the server splits it between the sink's buffer (about
 /// (tlength - 2 minreq) / 2 = 10 ms) and the stream's own, and rewinds the sink on cork and on removal: pausing
-/// is as quick as with a small buffer, while the server wakes the client 25 times a second instead of 100. Timing is interpolated (`PA_STREAM_INTERPOLATE_TIMING | PA_STREAM_AUTO_TIMING_UPDATE`), so
+/// is as quick as with a small buffer, while the server wakes the client 25 times a second instead of 100.
+/// pipewire-pulse rewinds nothing and turns `minreq` into the stream's `node.latency`, which sets the graph's
+/// period (quantum): a cork is heard at the end of the period, so on PipeWire the stream asks for 10 ms
+/// requests (`pipeWireRequestMilliseconds`: a 512-frame quantum at 48 kHz) instead of 40 ms (2048 frames).
+/// Source: PipeWire 0.3.65 `module-protocol-pulse/pulse-server.c` (`fix_playback_buffer_attr`). Timing is interpolated (`PA_STREAM_INTERPOLATE_TIMING | PA_STREAM_AUTO_TIMING_UPDATE`), so
 /// `playedSamples` is cheap to read at any moment. Source: PulseAudio's `pulse/stream.h` and its "Latency
 /// Control" documentation.
 ///
@@ -21,6 +25,9 @@ public final class PlaybackStream {
     public static let targetLatencyMilliseconds = 100
     /// How many ms of audio the server asks for at least per request: the `minreq` buffer attribute.
     public static let minimumRequestMilliseconds = 40
+    /// `minreq` on pipewire-pulse, ms: the period of the graph while Lector plays, and so the time a pause or a
+    /// resume can wait.
+    public static let pipeWireRequestMilliseconds = 10
     /// How many ms of audio must be queued before playback starts (and restarts after an underrun): `prebuf`.
     public static let prebufferMilliseconds = 10
 
@@ -316,7 +323,7 @@ public final class PlaybackStream {
             maxlength: UInt32.max,
             tlength: UInt32(Self.targetLatencyMilliseconds * bytesPerMs),
             prebuf: UInt32(Self.prebufferMilliseconds * bytesPerMs),
-            minreq: UInt32(Self.minimumRequestMilliseconds * bytesPerMs),
+            minreq: UInt32((server.isPipeWire ? Self.pipeWireRequestMilliseconds : Self.minimumRequestMilliseconds) * bytesPerMs),
             fragsize: UInt32.max)
         var flags = PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
             | PA_STREAM_ADJUST_LATENCY.rawValue

@@ -34,6 +34,10 @@ public final class SoundServer {
     /// For diagnostics only.
     public private(set) var serverDescription: String?
 
+    /// Whether the server is pipewire-pulse (its name says "PulseAudio (on PipeWire …)"); false until the
+    /// server's information has arrived, a few ms after `ready`.
+    public var isPipeWire: Bool { serverDescription?.contains("on PipeWire") == true }
+
     private let applicationName: String
     private let properties: [String: String]
     private let mainloop: OpaquePointer

@@ -1,2 +1,3 @@
 #include <pulse/pulseaudio.h>
+#include <pulse/ext-stream-restore.h>
 #include <pulse/glib-mainloop.h>

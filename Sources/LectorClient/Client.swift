@@ -234,6 +234,35 @@ final class Client {
         return reply.first?.unboxed ?? .string("")
     }
 
+    /// What `lector repeat` and `lector status` call each MPRIS LoopStatus.
+    static func repeatName(_ status: MPRIS.LoopStatus) -> String {
+        switch status {
+        case .none: "off"
+        case .track: "sentence"
+        case .playlist: "all"
+        }
+    }
+
+    /// Sets MPRIS LoopStatus on the daemon. Returns the exit status.
+    func setLoopStatus(_ status: MPRIS.LoopStatus) -> Int32 {
+        do {
+            _ = try connection.call(destination: Names.bus, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
+                                    method: "Set", arguments: [.string(MPRIS.playerInterface),
+                                                               .string(MPRIS.PlayerProperty.loopStatus.rawValue),
+                                                               .variant(.string(status.rawValue))], autoStart: false)
+            return 0
+        } catch {
+            printError(error.description)
+            return 1
+        }
+    }
+
+    /// The daemon's LoopStatus as `lector repeat` names it ("off", "sentence", "all"); nil on error.
+    func repeatMode() -> String? {
+        guard let text = try? mprisProperty(.loopStatus).string, let status = MPRIS.LoopStatus(rawValue: text) else { return nil }
+        return Self.repeatName(status)
+    }
+
     /// Prints "sleep: off", "sleep: until 23:40:05" or "sleep: at the end of this paragraph".
     func printSleepTimer() -> Int32 {
         do {
@@ -286,6 +315,7 @@ final class Client {
         if case .tuple(let t)? = all[.sleepTimer], t.count == 2, let mode = t[0].string, let at = t[1].int64 {
             print("sleep: \(SleepTimerText.describe(mode: mode, wallClock: at))")
         }
+        if let mode = repeatMode() { print("repeat: \(mode)") }
         return 0
     }
 }

@@ -20,7 +20,9 @@ public enum Command {
         ("voice", "Change the voice of the text being read, heard from the next word"),
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
+        ("open", "Read files or file URIs; without one, pause or go on and say what is read (the desktop entry)"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
+        ("repeat", "Repeat the sentence being read, or the whole text and queue, or nothing"),
         ("voices", "List the voices and languages eSpeak NG offers"),
         ("window", "Show the reader window: the text, with the word being heard highlighted"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
@@ -30,6 +32,12 @@ public enum Command {
     /// 0 success, 1 failure (one line on standard error), 2 usage error, 3 `status` with no daemon.
     /// `daemon`, `worker`, `voices` and `read --output` run in `local` when given (in `lector-daemon`); without
     /// it (in `lector`) the process becomes `lector-daemon` with the same arguments (`DaemonExecutable`).
+    /// Whether a graphical session is there to show a window on (`DISPLAY` or `WAYLAND_DISPLAY` set).
+    static var hasDisplay: Bool {
+        let names: [String] = ["DISPLAY", "WAYLAND_DISPLAY"]
+        return names.contains { name in getenv(name).map { $0.pointee != 0 } ?? false }
+    }
+
     public static func main(_ arguments: [String], local: (any LocalCommands)? = nil) -> Int32 {
         signal(SIGPIPE, SIG_IGN) // a dead worker or client must be an error, not the end of the process
         let args = Array(arguments.dropFirst())
@@ -43,11 +51,19 @@ public enum Command {
             guard let local else { return DaemonExecutable.become(arguments) }
             if name == "document" { return local.document(Array(args.dropFirst())) }
             return name == "worker" ? local.worker() : name == "daemon" ? local.daemon(rest) : local.voices(rest)
-        case "window": return DaemonExecutable.become(arguments, executable: "lector-window")
+        case "window":
+            // The desktop entry runs `lector window %U`: with no window to show (no display, or no lector-window
+            // installed) it does what `lector open` does, so that a click still reads or pauses.
+            guard DaemonExecutable.path("lector-window") != nil, Self.hasDisplay else {
+                return open(["lector open"] + args.dropFirst(), arguments: arguments, local: local)
+            }
+            return DaemonExecutable.become(arguments, executable: "lector-window")
         case "read": return read(rest, arguments: arguments, local: local)
         case "pause", "resume", "stop", "toggle": return control(name, rest)
         case "status": return status(rest)
+        case "open": return open(rest, arguments: arguments, local: local)
         case "sleep": return sleep(rest)
+        case "repeat": return repeatMode(rest)
         case "next", "previous": return move(name, rest)
         case "chapters": return chapters(rest)
         case "chapter": return chapter(rest)
@@ -280,6 +296,39 @@ public enum Command {
             return 1
         }
         return follow.value ? StatusView(client: client).run() : client.printStatus()
+    }
+
+    // MARK: repeat
+
+    private static func repeatMode(_ args: [String]) -> Int32 {
+        let parser = OptionParser(parameterString: "[sentence | all | off]",
+                                  summary: "What is read again when it ends: `sentence` repeats the sentence being read, `all` the whole text and the texts queued after it, `off` nothing (MPRIS LoopStatus Track, Playlist, None). Without an argument, shows it.")
+        guard let rest = parse(parser, args) else { return 2 }
+        guard rest.count <= 1 else { printError("repeat takes one argument: sentence, all or off"); return 2 }
+        var status: MPRIS.LoopStatus?
+        if let word = rest.first {
+            switch word.lowercased() {
+            case "sentence", "track", "one": status = .track
+            case "all", "playlist", "text": status = .playlist
+            case "off", "none", "no": status = MPRIS.LoopStatus.none
+            default:
+                printError("'\(word)' is not a repeat mode; try sentence, all or off")
+                return 2
+            }
+        }
+        let client: Client
+        do { client = try Client.connect(startingDaemon: status != nil && status != MPRIS.LoopStatus.none) } catch {
+            if case .notRunning = error { print("repeat: off"); return 0 }
+            printError(error.description)
+            return 1
+        }
+        if let status {
+            let result = client.setLoopStatus(status)
+            guard result == 0 else { return result }
+        }
+        guard let mode = client.repeatMode() else { printError("unexpected reply from the daemon"); return 1 }
+        print("repeat: \(mode)")
+        return 0
     }
 
     // MARK: sleep

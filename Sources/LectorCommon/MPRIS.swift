@@ -99,12 +99,10 @@ public enum MPRIS {
     public enum PlayerProperty: String, WireProperty {
         /// `PlaybackStatus`.
         case playbackStatus = "PlaybackStatus"
-        /// "None", "Track" or "Playlist".
+        /// "None", "Track" (the sentence repeats) or "Playlist" (the text and the queue repeat).
         case loopStatus = "LoopStatus"
         /// The playback rate, a multiplier.
         case rate = "Rate"
-        /// Whether tracks play in random order.
-        case shuffle = "Shuffle"
         /// The current track's metadata.
         case metadata = "Metadata"
         /// The volume, linear.
@@ -140,8 +138,18 @@ public enum MPRIS {
             }
         }
 
-        /// LoopStatus, Rate, Shuffle and Volume.
-        public var isWritable: Bool { [.loopStatus, .rate, .shuffle, .volume].contains(self) }
+        /// LoopStatus, Rate and Volume.
+        public var isWritable: Bool { [.loopStatus, .rate, .volume].contains(self) }
+    }
+
+    /// `LoopStatus` values (MPRIS `Loop_Status`).
+    public enum LoopStatus: String, CaseIterable, Sendable {
+        /// Reading stops after the last text.
+        case none = "None"
+        /// The sentence being read repeats.
+        case track = "Track"
+        /// The whole text and the queue repeat.
+        case playlist = "Playlist"
     }
 
     /// The player interface's signals.
@@ -173,17 +181,21 @@ public enum MPRIS {
         case artURL = "mpris:artUrl"
         /// The sentence being read.
         case title = "xesam:title"
-        /// The text's title.
+        /// What is being read: the document's or file's title, else the text's first words.
         case album = "xesam:album"
-        /// The start of the text.
+        /// The sentence being read (as `title`).
         case asText = "xesam:asText"
         /// The BCP 47 tag of the sentence being read.
         case language = "xesam:language"
-        /// The voice's name, as a list of one.
+        /// The authors where known, else `[album]`: the line widgets show under the title names the text.
         case artist = "xesam:artist"
         /// The `file://` URI the text came from.
         case url = "xesam:url"
         /// When the sleep timer pauses (`SleepTimerText`).
         case sleepTimer = "lector:sleepTimer"
+        /// The name of the voice reading the sentence (e.g. "English (Great Britain)").
+        case voice = "lector:voice"
+        /// The title of the chapter the sentence is in (documents with chapters only).
+        case chapter = "lector:chapter"
     }
 }

@@ -21,7 +21,8 @@ import Synthesis
 /// en); `rate`: words per minute, 80-450 (default 175); `pitch`: 0-99 (default 50); `volume`: the stream
 /// volume, 0.0-1.0 (default 1.0). `[voices]`: BCP 47 tag = eSpeak NG voice name or identifier (`lector
 /// voices`). `[ducking]`: `mode` = `lower` (the default), `pause-others` or `off`, and `level`, how many dB other
-/// streams are lowered (default 15). Comments are whole lines starting with `#` (GKeyFile keeps anything after
+/// streams are lowered (default 15). `[daemon]`: `idle-exit`, the minutes stopped after which the daemon exits
+/// with its state saved (default 10; 0 never). Comments are whole lines starting with `#` (GKeyFile keeps anything after
 /// `=` as the value).
 ///
 /// The file is read without blocking (a FIFO is refused, not waited on), and only when it is a regular file of
@@ -44,6 +45,8 @@ struct Configuration: Equatable {
     var volume: Double?
     /// `[ducking] mode` and `level`: what happens to other audio while reading.
     var ducking: DuckingMode?
+    /// `[daemon] idle-exit`, in seconds (the file says minutes); nil: the default.
+    var idleExitSeconds: Double?
 
     /// `$XDG_CONFIG_HOME/lector/config`.
     static var defaultPath: String { UserDirs.config + "/lector/config" }
@@ -85,7 +88,8 @@ struct Configuration: Equatable {
             case "speech": config.readSpeech(file, matcher: matcher(), report: report)
             case "voices": config.readVoices(file, matcher: matcher(), report: report)
             case "ducking": config.readDucking(file, report: report)
-            default: report(group, nil, "unknown group (known: [speech], [voices], [ducking]); ignored")
+            case "daemon": config.readDaemon(file, report: report)
+            default: report(group, nil, "unknown group (known: [speech], [voices], [ducking], [daemon]); ignored")
             }
         }
         return (config, problems)
@@ -139,6 +143,23 @@ struct Configuration: Equatable {
                 continue
             }
             voices[key.lowercased().replacingUnderscores] = voice.identifier
+        }
+    }
+
+    /// `[daemon]`: idle-exit (minutes, 0 to 1440).
+    private mutating func readDaemon(_ file: KeyFile, report: (String, String?, String) -> Void) {
+        let group = "daemon"
+        for key in file.keys(inGroup: group) {
+            guard key == "idle-exit" else {
+                report(group, key, "unknown key (known: idle-exit); ignored")
+                continue
+            }
+            if let minutes = try? file.double(key, inGroup: group), minutes.isFinite, minutes >= 0, minutes <= 1440 {
+                idleExitSeconds = minutes * 60
+            } else {
+                let raw = file.string(key, inGroup: group) ?? ""
+                report(group, key, "'\(raw)' is not a number of minutes from 0 to 1440; using 10")
+            }
         }
     }
 

@@ -25,11 +25,17 @@ public final class Daemon {
     private var ducking: Ducking?
     /// Keeps the reading across restarts (not for a separate instance).
     private let keeper: StateKeeper?
+    /// Seconds stopped after which the daemon exits (0: never; a separate instance never does).
+    private var idleExitSeconds: Double = 0
+    /// Armed while stopped: ends the daemon after `idleExitSeconds`.
+    private let idleExit = OneShotTimer()
+    /// The default of `idleExitSeconds`: 10 minutes, after which an idle daemon leaves the widgets.
+    static let defaultIdleExitSeconds = 600.0
 
     /// Sets up (nothing is connected yet). With `instance`, the daemon is a deliberately separate player: it
     /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name. `ducking` is what
     /// happens to other audio while Lector reads.
-    init(instance: Bool = false, ducking: DuckingMode? = nil) {
+    init(instance: Bool = false, ducking: DuckingMode? = nil, idleExitSeconds: Double? = nil) {
         self.instance = instance
         duckingMode = ducking ?? .standard
         server = SoundServer(applicationName: "Lector", properties: [
@@ -46,6 +52,20 @@ public final class Daemon {
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
         if let volume = preparer.configuration.volume { engine.playback.setVolume(volume) }
         if ducking == nil, let configured = preparer.configuration.ducking { duckingMode = configured }
+        self.idleExitSeconds = instance ? 0 : idleExitSeconds ?? preparer.configuration.idleExitSeconds ?? Self.defaultIdleExitSeconds
+    }
+
+    /// Arms the idle exit while stopped, cancels it otherwise. On time, the daemon ends as on SIGTERM: state
+    /// saved, volumes put back; a command (or D-Bus activation) starts it again with that state.
+    private func followIdleness() {
+        guard idleExitSeconds > 0 else { return }
+        guard reader.state == .stopped else { return idleExit.cancel() }
+        guard !idleExit.isArmed else { return }
+        idleExit.arm(milliseconds: UInt32(min(idleExitSeconds * 1000, Double(UInt32.max)))) { [unowned self] in
+            guard self.reader.state == .stopped else { return }
+            Log.message("stopped for \(Int(self.idleExitSeconds)) s: exiting (the state is saved)")
+            self.loop.quit()
+        }
     }
 
     /// The MPRIS bus name: `org.mpris.MediaPlayer2.lector`, or `….lector.instance<pid>` for a separate instance.
@@ -82,6 +102,7 @@ public final class Daemon {
             self.ducking?.follow(self.reader.state)
             self.scheduleAnnouncement()
             self.keeper?.changed()
+            self.followIdleness()
         }
         // Objects first, then the name: a client that reacts to the name appearing always finds them.
         do {
@@ -93,6 +114,7 @@ public final class Daemon {
             return 1
         }
         ownNames(on: connection, mpris: mprisConnection)
+        followIdleness()
         // Reconnects by itself after a loss: 0.5 s, then up to every 5 s (see SoundServer.keepConnected).
         server.keepConnected(firstDelayMilliseconds: 500, maximumDelayMilliseconds: 5000)
         for signal in [SIGTERM, SIGINT, SIGHUP] {

@@ -19,6 +19,7 @@ public struct DaemonCommands: LocalCommands {
         let instance = parser.flag("instance", "A separate player: owns org.mpris.MediaPlayer2.lector.instance<PID> only")
         let noDuck = parser.flag("no-duck", "Leave other audio alone while reading")
         let duckLevel = parser.double("duck-level", "Lower other streams on the same sink by DB decibels while reading (default -15)", argument: "DB")
+        let idleExit = parser.double("idle-exit", "Exit after SECONDS stopped, with the state saved (default: the config file's [daemon] idle-exit, else 600; 0 never)", argument: "SECONDS")
         let pauseOthers = parser.flag("pause-others", "Instead of lowering other audio, pause the other media players while reading and resume them afterwards")
         let rest: [String]
         do { rest = try parser.parse(arguments) } catch {
@@ -36,7 +37,11 @@ public struct DaemonCommands: LocalCommands {
         }
         if pauseOthers.value { ducking = .pauseOtherPlayers }
         if noDuck.value { ducking = .off }
-        return Daemon(instance: instance.value, ducking: ducking).run()
+        if let seconds = idleExit.value, !(seconds.isFinite && seconds >= 0 && seconds <= 86_400) {
+            printError("--idle-exit takes a number of seconds from 0 to 86400")
+            return 2
+        }
+        return Daemon(instance: instance.value, ducking: ducking, idleExitSeconds: idleExit.value).run()
     }
 
     /// `lector worker`: eSpeak NG synthesis for the daemon, over standard input and output (`Worker`).

@@ -49,7 +49,9 @@ final class Ducking {
             ducker = nil
             players = nil
         case .lower(let decibels):
-            let ducker = Ducker(server: server, attenuationDecibels: decibels)
+            // Only the session's daemon loads the server's ducking module (and unloads it at exit): a separate
+            // instance would unload it under the daemon's feet.
+            let ducker = Ducker(server: server, attenuationDecibels: decibels, serverSide: persistent)
             if persistent { ducker.onChange = { streams in Self.save(streams) } }
             self.ducker = ducker
             players = nil
@@ -67,7 +69,7 @@ final class Ducking {
         guard !leftovers.isEmpty else { return }
         Log.message("putting back the volume of \(leftovers.count) stream(s) a previous Lector lowered")
         // Kept: the server may not be ready yet, and the leftovers are put back once it is.
-        let restorer = ducker ?? Ducker(server: server)
+        let restorer = ducker ?? Ducker(server: server, serverSide: false)
         leftoverRestorer = restorer
         restorer.restore(leftovers: leftovers)
         removeFile(Self.recordPath)
@@ -96,7 +98,7 @@ final class Ducking {
         var waiting = 2
         let one = { waiting -= 1; if waiting == 0 { completion() } }
         if let players { players.resume(then: one) } else { one() }
-        if let ducker { ducker.restore(completion: one) } else { one() }
+        if let ducker { ducker.shutDown(completion: one) } else { one() }
     }
 
     /// How long, in ms, the exiting daemon keeps its main loop running for `finish` to complete: a stuck

@@ -174,8 +174,9 @@ enum Introspection {
   (https://specifications.freedesktop.org/mpris-spec/2.2/). TrackList and Playlists are not implemented
   (HasTrackList is false).
   Properties annotated org.mpris.MediaPlayer2.property.optional are optional in the specification; Lector
-  still answers them (Fullscreen and CanSetFullscreen false, LoopStatus "None", Shuffle false), so that
-  GetAll is complete.
+  still answers them (Fullscreen and CanSetFullscreen false), so that GetAll is complete. LoopStatus is
+  "None", "Track" (the sentence being read repeats) or "Playlist" (the whole text and the queue repeat).
+  Shuffle, optional too, is not published: reading sentences in random order makes no sense.
   Times are microseconds (Time_In_Us, int64); Rate is a multiplier of the voice's default speaking rate;
   Volume is linear, 0.0 (mute) to 1.0.
 -->
@@ -228,10 +229,6 @@ enum Introspection {
     </property>
     <property name="Rate" type="d" access="readwrite">
       <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"/>
-    </property>
-    <property name="Shuffle" type="b" access="readwrite">
-      <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"/>
-      <annotation name="org.mpris.MediaPlayer2.property.optional" value="true"/>
     </property>
     <property name="Metadata" type="a{sv}" access="read">
       <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"/>

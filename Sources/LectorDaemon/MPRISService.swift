@@ -113,11 +113,33 @@ final class MPRISService: DBusDeferringObject {
             reader.setRate(wpm)
             // The position does not move, but widgets extrapolate it from Rate: Seeked gives them a new start.
             if reader.state != .stopped, before != reader.current?.rate { seeked() }
-        case (Self.playerInterface, MPRIS.PlayerProperty.loopStatus.rawValue), (Self.playerInterface, MPRIS.PlayerProperty.shuffle.rawValue),
-             (Self.rootInterface, MPRIS.RootProperty.fullscreen.rawValue):
-            break // not supported: the value stays as it is (None, false, false)
+        case (Self.playerInterface, MPRIS.PlayerProperty.loopStatus.rawValue):
+            guard let text = value.unboxed.string, let status = MPRIS.LoopStatus(rawValue: text) else {
+                throw .invalidArgs("LoopStatus is \"None\", \"Track\" or \"Playlist\"")
+            }
+            reader.setLoop(Self.loopMode(status))
+        case (Self.rootInterface, MPRIS.RootProperty.fullscreen.rawValue):
+            break // not supported: the value stays false
         default:
             throw .propertyReadOnly("\(name) cannot be set")
+        }
+    }
+
+    /// The MPRIS name of a loop mode: Track is the sentence, Playlist the text and the queue.
+    static func loopStatus(_ mode: LoopMode) -> MPRIS.LoopStatus {
+        switch mode {
+        case .none: .none
+        case .sentence: .track
+        case .all: .playlist
+        }
+    }
+
+    /// The loop mode an MPRIS LoopStatus asks for.
+    static func loopMode(_ status: MPRIS.LoopStatus) -> LoopMode {
+        switch status {
+        case .none: .none
+        case .track: .sentence
+        case .playlist: .all
         }
     }
 
@@ -251,9 +273,8 @@ final class MPRISService: DBusDeferringObject {
         let rate = Double(reader.current?.rate ?? SpeakOptions.defaultRate) / Double(SpeakOptions.defaultRate)
         var properties: [MPRIS.PlayerProperty: Variant] = [
             .playbackStatus: .string(status.rawValue),
-            .loopStatus: .string("None"),
+            .loopStatus: .string(Self.loopStatus(reader.loop).rawValue),
             .rate: .double(rate),
-            .shuffle: .bool(false),
             .volume: .double(reader.volume),
             .minimumRate: .double(Self.minimumRate),
             .maximumRate: .double(Self.maximumRate),
@@ -277,16 +298,18 @@ final class MPRISService: DBusDeferringObject {
         // Every client on the bus may read Metadata, sandboxed apps allowed to talk to media players included:
         // it carries of the text only what a widget shows, the sentence being read (README, "Who may open what").
         let title = sentence.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let described = ReadingDescription(u, sentenceIndex: reader.sentenceIndex)
         var d: [MPRIS.MetadataKey: Variant] = [
             .trackID: .objectPath(trackID),
             .length: .int64(reader.length),
             .title: .string(title),
-            .album: .string(u.title),
+            .album: .string(described.album),
             .asText: .string(title),
             .language: .string(voice.language),
-            // A document's authors where it names them (EPUB dc:creator, PDF Author), else the voice.
-            .artist: .strings(u.structure.authors.isEmpty ? [voice.name] : u.structure.authors),
+            .artist: .strings(described.artists),
+            .voice: .string(voice.name),
         ]
+        if let chapter = described.chapter { d[.chapter] = .string(chapter) }
         if let url = u.url { d[.url] = .string(url) }
         if let artURL { d[.artURL] = .string(artURL) }
         // Not an MPRIS key (the specification allows others in their own namespace): when the sleep timer pauses.

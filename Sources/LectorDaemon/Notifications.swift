@@ -32,9 +32,16 @@ final class FailureNotifier {
 
     /// Looks at every event; notifies on the first error of each utterance.
     func observe(_ event: SpeechEvent) {
-        guard case .error(let utterance, let message, let fatal) = event, notifiedUtterance != utterance else { return }
+        guard case .error(let utterance, let message, let fatal) = event else { return }
+        if message.hasPrefix(ReadingEngine.noOutputPrefix) {
+            // Each time reading is asked for and cannot be heard (replacing the last notification on screen).
+            let reason = String(message.dropFirst(ReadingEngine.noOutputPrefix.count))
+            queued = ("No sound output", "Lector reads on when the sound server is back (\(reason)).")
+        } else {
+            guard notifiedUtterance != utterance else { return }
+            queued = (fatal ? "Lector stopped reading" : "Lector skipped part of the text", message)
+        }
         notifiedUtterance = utterance
-        queued = (fatal ? "Lector stopped reading" : "Lector skipped part of the text", message)
         // Sent from an idle callback: never in the middle of an engine transition.
         guard pending == nil else { return }
         pending = MainContext.idle { [unowned self] in

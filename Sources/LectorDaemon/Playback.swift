@@ -15,6 +15,8 @@ final class Playback {
     var onDrained: (() -> Void)?
     /// The audio is gone: the stream failed or the sound server went away (one line).
     var onLost: ((String) -> Void)?
+    /// The sound server is ready again after a loss (or after it was not there at the start).
+    var onBack: (() -> Void)?
 
     private let server: SoundServer
     private let sampleRate: Int
@@ -83,8 +85,12 @@ final class Playback {
         case .disconnected:
             if stream != nil { onLost?("disconnected from the sound server") }
         case .ready:
-            if serverLost { Log.message("reconnected to the sound server") }
+            let wasLost = serverLost
             serverLost = false
+            if wasLost {
+                Log.message("reconnected to the sound server")
+                onBack?()
+            }
         case .connecting:
             break
         }

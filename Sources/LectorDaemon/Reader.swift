@@ -199,7 +199,10 @@ final class Reader {
     // MARK: control
 
     /// reading → paused (`SpeechManager.pause`).
-    func pause() { try? engine.apply { m in m.pause() } }
+    func pause() {
+        engine.forgetPlayWhenBack()
+        try? engine.apply { m in m.pause() }
+    }
     /// paused → reading.
     func resume() { try? engine.apply { m in m.resume() } }
     /// → stopped, the text kept.
@@ -249,6 +252,16 @@ final class Reader {
 
     /// The rate in words per minute, heard from the next word (`SpeechManager.changeRate`).
     func setRate(_ wpm: Int) { try? engine.apply { m in m.changeRate(wpm) } }
+    /// What is read again when it ends (`SpeechManager.loop`); clients are told of the change.
+    var loop: LoopMode { engine.manager.loop }
+    /// Sets `loop`: from the end of the sentence or text being read.
+    func setLoop(_ mode: LoopMode) {
+        try? engine.apply { m in
+            m.loop = mode
+            return []
+        }
+        onChange?()
+    }
     /// The pitch 0–99, heard from the next word.
     func setPitch(_ pitch: Int) { try? engine.apply { m in m.changePitch(pitch) } }
     /// The stream volume (linear, clamped to 0...1).

@@ -28,6 +28,12 @@ final class ReadingEngine {
     private let tick = OneShotTimer()
     /// Closes the stream after a long pause.
     private let release = OneShotTimer()
+    /// The sound went away while Lector was reading, and nothing but Play was asked since: reading goes on
+    /// when the sound server is back.
+    private var playWhenBack = false
+    /// The start of the message of an error raised because there is no sound output (`FailureNotifier` says
+    /// "No sound output" for it).
+    static let noOutputPrefix = "no sound output: "
 
     init(server: SoundServer, synthesis: any SpeechEngine) {
         timeline = ReadingTimeline(sampleRate: synthesis.sampleRate)
@@ -47,6 +53,12 @@ final class ReadingEngine {
         playback.onWritable = { [unowned self] in self.carryOut(self.timeline.feed(writable: self.writable)) }
         playback.onDrained = { [unowned self] in self.drained() }
         playback.onLost = { [unowned self] reason in self.outputLost(reason) }
+        playback.onBack = { [unowned self] in
+            guard self.playWhenBack, self.manager.state == .paused else { return }
+            self.playWhenBack = false
+            Log.message("the sound server is back: reading goes on")
+            self.perform(self.manager.resume())
+        }
     }
 
     private var played: Int64 { playback.played }
@@ -57,9 +69,15 @@ final class ReadingEngine {
     /// Applies one transition of the state machine: `body` gets the manager, returns its actions, which are
     /// carried out in order. Errors from the manager are rethrown before anything happened.
     func apply(_ body: (inout SpeechManager) throws(SpeechError) -> [SpeechAction]) throws(SpeechError) {
+        let before = manager.state
         let actions = try body(&manager)
+        // Pause or stop asked after the sound went away: it stays so when the server comes back.
+        if manager.state != before || manager.state == .stopped { playWhenBack = false }
         perform(actions)
     }
+
+    /// Pause was asked: nothing goes on by itself when the sound server comes back.
+    func forgetPlayWhenBack() { playWhenBack = false }
 
     /// Starts the speech engine if it does not run yet (see `SpeechEngine.startEarly`).
     func startSynthesis() { synthesis.startEarly() }
@@ -249,7 +267,9 @@ final class ReadingEngine {
     private func outputLost(_ message: String) {
         let offset = manager.current.map { timeline.heardInto(manager.sentenceIndex, of: $0, played: played) } ?? 0
         Log.warning(message)
-        perform(manager.outputLost(message))
+        let wanted = manager.state == .reading
+        perform(manager.outputLost(wanted ? Self.noOutputPrefix + message : message))
+        if wanted { playWhenBack = true }
         if manager.needsRestart, let u = manager.current {
             timeline.keep(utterance: u.id, sentence: manager.sentenceIndex, offset: offset)
             onChange?()

@@ -13,6 +13,10 @@ public struct SpeechManager: Sendable {
     public private(set) var state: SpeechState = .stopped
     /// The utterance being read, paused, or last read (kept after stop and after the end for a replay).
     public private(set) var current: Utterance?
+    /// What is read again when it ends (MPRIS `LoopStatus`): nothing, the sentence being read, or the whole text
+    /// and queue. Changing it has no immediate effect; it is looked at when a sentence or a text ends.
+    public var loop: LoopMode = .none
+
     /// Utterances waiting their turn (`speak(_:queue: true)`), first next.
     public private(set) var queue: [Utterance] = [] {
         didSet { queuedBytes = queue.reduce(0) { $0 + $1.text.utf8.count } }
@@ -248,9 +252,13 @@ public struct SpeechManager: Sendable {
         return [.changeProsody(u)]
     }
 
-    /// The start of sentence `index` was heard.
+    /// The start of sentence `index` was heard. With `loop == .sentence`, the start of the next sentence (after
+    /// the one being read) means that one ended: it starts again instead.
     public mutating func sentenceHeard(_ index: Int) -> [SpeechAction] {
         guard state != .stopped, let u = current, u.sentences.indices.contains(index) else { return [] }
+        if loop == .sentence, state == .reading, index == sentenceIndex + 1 {
+            return [.start(u, sentence: sentenceIndex, corked: false)]
+        }
         sentenceIndex = index
         return [.emit(.sentence(utterance: u.id, index: index, range: u.sentences[index].range))]
     }
@@ -267,10 +275,17 @@ public struct SpeechManager: Sendable {
         return [.emit(.error(utterance: u.id, message: message, fatal: false))]
     }
 
-    /// The last sample of the current utterance was heard: the next queued one starts, or → stopped.
+    /// The last sample of the current utterance was heard: the next queued one starts, or → stopped. With
+    /// `loop == .sentence` its last sentence starts again; with `loop == .all` the text goes to the end of the
+    /// queue (a text read alone starts again).
     public mutating func reachedEnd() -> [SpeechAction] {
         guard state == .reading, let u = current else { return [] }
+        if loop == .sentence, u.isComplete, !u.sentences.isEmpty {
+            sentenceIndex = u.sentences.count - 1
+            return [.start(u, sentence: sentenceIndex, corked: false)]
+        }
         var actions: [SpeechAction] = [.emit(.finished(utterance: u.id))]
+        if loop == .all, u.isComplete { queue.append(u) }
         if !queue.isEmpty {
             actions += begin(queue.removeFirst())
         } else {
@@ -317,4 +332,14 @@ public struct SpeechManager: Sendable {
         resumeSentence = nil
         return [.start(u, sentence: 0, corked: false), .emit(.started(utterance: u.id))]
     }
+}
+
+/// What `SpeechManager` reads again when it ends (MPRIS `LoopStatus`: None, Track, Playlist).
+public enum LoopMode: String, CaseIterable, Sendable {
+    /// Nothing: reading stops after the last text (MPRIS "None").
+    case none
+    /// The sentence being read, again and again (MPRIS "Track").
+    case sentence
+    /// The whole text and the queue after it, from the first again (MPRIS "Playlist").
+    case all
 }

@@ -3,121 +3,105 @@ import Testing
 
 extension Integration {
     /// Other audio is lowered while Lector reads and put back exactly: after pause, stop, and a killed daemon
-    /// followed by a new one. The "other audio" is a second player stream (`pacat` of silence, so that the
-    /// recordings of other tests hear nothing of it) whose sink-input volume `pactl` reads.
+    /// followed by a new one; what the server remembers for each application (PulseAudio's
+    /// module-stream-restore, WirePlumber's restore-stream) never changes. The "other audio" is a second player
+    /// stream (`pacat`, see `OtherAudio.swift`) whose level is heard and whose sink-input volume `pactl` reads.
     @Suite(.privateSession)
     struct Ducking {
-        /// A player stream of another program, ended when the test ends.
-        final class OtherStream {
-            let process: BackgroundProcess
-            let index: Int
-
-            init(_ session: PrivateSession, name: String) async throws {
-                process = try session.spawn(
-                    "pacat", ["--raw", "--rate=22050", "--channels=2", "--format=s16le", "--latency-msec=50",
-                              "--client-name=\(name)", "--stream-name=\(name)", "/dev/zero"], tag: name)
-                let found = try await poll(timeout: 10, { try await Ducking.sinkInputs(session).first(where: { $0.client == name }) },
-                                           until: { $0 != nil })
-                guard let found else {
-                    process.stopNow(signal: SIGKILL, grace: 1)
-                    throw HarnessError("the \(name) stream did not appear: \(process.stderr)")
-                }
-                index = found.index
-            }
-
-            func end() async { _ = await process.stop(signal: SIGKILL, grace: 2) }
-        }
-
-        struct SinkInput {
-            var index: Int
-            var client: String
-            /// The first channel's software volume (65536 = 100 %).
-            var volume: Int
-        }
-
-        /// `pactl list sink-inputs`, reduced to index, application.name and the first channel's volume.
-        static func sinkInputs(_ session: PrivateSession) async throws -> [SinkInput] {
-            let listing = try await session.run("pactl", ["list", "sink-inputs"], timeout: 10)
-            var inputs: [SinkInput] = []
-            for block in listing.stdout.components(separatedBy: "Sink Input #").dropFirst() {
-                let lines = block.split(separator: "\n")
-                guard let index = Int(lines.first?.trimmingCharacters(in: .whitespaces) ?? "") else { continue }
-                var volume = -1
-                var client = ""
-                for line in lines {
-                    let text = line.trimmingCharacters(in: .whitespaces)
-                    if text.hasPrefix("Volume:"), let value = text.split(separator: ":").dropFirst(2).first?
-                        .split(separator: "/").first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
-                        volume = value   // "Volume: front-left: 52428 /  80% / -5.81 dB, ..."
-                    }
-                    if text.hasPrefix("application.name = ") {
-                        client = String(text.dropFirst("application.name = ".count)).trimmingCharacters(in: ["\""])
-                    }
-                }
-                inputs.append(SinkInput(index: index, client: client, volume: volume))
-            }
-            return inputs
-        }
-
-        static func volume(_ session: PrivateSession, _ index: Int) async throws -> Int? {
-            try await sinkInputs(session).first(where: { $0.index == index })?.volume
-        }
-
-        /// Polls until the volume of sink input `index` satisfies `condition`; returns the last value seen.
-        static func waitForVolume(_ session: PrivateSession, _ index: Int, timeout: Double,
-                                  _ condition: (Int) -> Bool) async throws -> Int? {
-            try await poll(timeout: timeout, { try await volume(session, index) }, until: { $0.map(condition) ?? false })
-        }
-
-        /// 80 % as PulseAudio counts it (pa_sw_volume_from_linear is cubic; `pactl` takes the percentage).
-        static let userVolume = 52_428
-
-        @Test("other streams drop while Lector reads and get their exact volume back after pause and stop")
+        @Test("other streams drop by 15 dB while Lector reads, late ones too, and sound as before after pause and stop")
         func duckAndRestore() async throws {
             let session = try await world()
-            let other = try await OtherStream(session, name: "other-player")
+            let other = try await OtherStream(session, name: "other-player", tone: true)
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "80%"])
             #expect(try await Self.volume(session, other.index) == Self.userVolume)
+            let full = try await Self.waitForLevel(session, other.index, timeout: 2) { $0 > -20 }
+            // -15 dB, as a PulseAudio volume factor or a lowered pipewire-pulse volume: the same level heard.
+            func lowered(_ level: Double) -> Bool { abs(level - (full - 15)) < 2 }
+            func restored(_ level: Double) -> Bool { abs(level - full) < 1 }
 
             let read = try await session.lector(["read", Lector.veryLong])
             #expect(read.status == 0, "\(read)")
-            // -15 dB of 80 % (-5.81 dB) is -20.81 dB: 29483 in PulseAudio's cubic scale.
-            let ducked = try await Self.waitForVolume(session, other.index, timeout: 3) { $0 < Self.userVolume }
-            #expect(ducked == 29_483, "not lowered by 15 dB while reading: \(String(describing: ducked))\n\(session.daemonLogs())")
+            var level = try await Self.waitForLevel(session, other.index, timeout: 3, lowered)
+            #expect(lowered(level), "not lowered by 15 dB while reading: \(level) dB from \(full) dB\n\(session.daemonLogs())")
 
             _ = try await session.lector(["pause"])
-            let paused = try await Self.waitForVolume(session, other.index, timeout: 2) { $0 == Self.userVolume }
-            #expect(paused == Self.userVolume, "not put back on pause")
+            level = try await Self.waitForLevel(session, other.index, timeout: 2, restored)
+            #expect(restored(level), "not put back on pause: \(level) dB")
+            #expect(try await Self.volume(session, other.index) == Self.userVolume)
 
             _ = try await session.lector(["resume"])
-            let again = try await Self.waitForVolume(session, other.index, timeout: 2) { $0 < Self.userVolume }
-            #expect(again == 29_483, "not lowered again on resume")
+            level = try await Self.waitForLevel(session, other.index, timeout: 2, lowered)
+            #expect(lowered(level), "not lowered again on resume: \(level) dB\n\(session.daemonLogs())")
 
             // A stream that starts while Lector reads is lowered too.
-            let late = try await OtherStream(session, name: "late-player")
+            let late = try await OtherStream(session, name: "late-player", tone: true)
             defer { late.process.stopNow(signal: SIGKILL, grace: 1) }
-            let lateDucked = try await Self.waitForVolume(session, late.index, timeout: 2) { $0 < 65_536 }
-            #expect(lateDucked.map { $0 < 65_536 } == true, "a stream started while reading was not lowered")
+            let lateLevel = try await Self.waitForLevel(session, late.index, timeout: 2) { abs($0 - (full + 5.8 - 15)) < 2 }
+            #expect(abs(lateLevel - (full + 5.8 - 15)) < 2, "a stream started while reading was not lowered: \(lateLevel) dB")
 
             _ = try await session.lector(["stop"])
-            let stopped = try await Self.waitForVolume(session, other.index, timeout: 2) { $0 == Self.userVolume }
-            #expect(stopped == Self.userVolume, "not put back on stop")
+            level = try await Self.waitForLevel(session, other.index, timeout: 2, restored)
+            #expect(restored(level), "not put back on stop: \(level) dB")
+            #expect(try await Self.volume(session, other.index) == Self.userVolume)
             #expect(try await Self.waitForVolume(session, late.index, timeout: 2) { $0 == 65_536 } == 65_536)
             await late.end()
             await other.end()
+            // What the server remembers for each application is what it had: 80 %, and nothing for the late one.
+            #expect(try await Self.rememberedVolume(session, "other-player") == Self.userVolume)
+            #expect(try await Self.rememberedVolume(session, "late-player") == 65_536)
+        }
+
+        @Test("a stream that ends while lowered leaves its application's remembered volume as it was")
+        func endedWhileLowered() async throws {
+            let session = try await world()
+            let other = try await OtherStream(session, name: "ending-player")
+            defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
+            _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "80%"])
+            // Time for the server to file the user's volume under the application (WirePlumber: 1 s later).
+            try await Task.sleep(for: .milliseconds(1200))
+            let stateBefore = session.wirePlumberStreamState["Output/Audio:application.name:ending-player:channelVolumes"]
+            _ = try await session.lector(["read", Lector.veryLong])
+            _ = try await session.waitForState("reading", timeout: 3)
+            if !Self.serverDucks {
+                let ducked = try await Self.waitForVolume(session, other.index, timeout: 3) { $0 < Self.userVolume }
+                #expect(ducked == 29_483, "not lowered: \(String(describing: ducked))")
+            } else {
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            await other.end()
+            // The late stream of the same application starts while Lector still reads: lowered from 80 %.
+            let again = try await OtherStream(session, name: "ending-player")
+            defer { again.process.stopNow(signal: SIGKILL, grace: 1) }
+            if !Self.serverDucks {
+                let ducked = try await Self.waitForVolume(session, again.index, timeout: 3) { $0 == 29_483 }
+                #expect(ducked == 29_483, "the next stream was not lowered from the remembered 80 %: \(String(describing: ducked))")
+            }
+            _ = try await session.lector(["stop"])
+            let back = try await Self.waitForVolume(session, again.index, timeout: 3) { $0 == Self.userVolume }
+            #expect(back == Self.userVolume, "the next stream did not get 80 % back")
+            await again.end()
+            #expect(try await Self.rememberedVolume(session, "ending-player") == Self.userVolume,
+                    "the remembered volume changed\n\(session.daemonLogs())")
+            if SoundServerKind.current == .pipeWire {
+                // WirePlumber writes its state file 1 s after the last change.
+                try await Task.sleep(for: .milliseconds(1300))
+                let after = session.wirePlumberStreamState["Output/Audio:application.name:ending-player:channelVolumes"]
+                #expect(after == stateBefore, "WirePlumber's state changed: \(String(describing: stateBefore)) → \(String(describing: after))")
+            }
         }
 
         @Test("a volume the user sets while Lector reads is kept; a killed daemon's ducking is undone by the next")
         func userChangeAndCrash() async throws {
             let session = try await world()
-            let other = try await OtherStream(session, name: "other-player")
+            let other = try await OtherStream(session, name: "other-player", tone: true)
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "80%"])
+            let full = try await Self.waitForLevel(session, other.index, timeout: 2) { $0 > -20 }
 
             // The user moves the slider while ducked: theirs wins, also after Lector stops.
             _ = try await session.lector(["read", Lector.veryLong])
-            _ = try await Self.waitForVolume(session, other.index, timeout: 3) { $0 < Self.userVolume }
+            _ = try await Self.waitForLevel(session, other.index, timeout: 3) { $0 < full - 10 }
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "30%"])
             let thirty = try #require(try await Self.volume(session, other.index))
             // Time for the daemon to hear of the user's change: it shows no sign of having heard it.
@@ -127,20 +111,30 @@ extension Integration {
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await Self.volume(session, other.index) == thirty, "the user's volume was overwritten")
 
-            // Lowered, then the daemon is killed: the stream stays low until a new daemon starts.
+            // Lowered, then the daemon is killed.
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "80%"])
             _ = try await session.lector(["read", Lector.veryLong])
-            let ducked = try await Self.waitForVolume(session, other.index, timeout: 3) { $0 < Self.userVolume }
-            #expect(ducked == 29_483)
+            let ducked = try await Self.waitForLevel(session, other.index, timeout: 3) { abs($0 - (full - 15)) < 2 }
+            #expect(abs(ducked - (full - 15)) < 2, "not lowered: \(ducked) dB from \(full) dB")
             let daemon = try #require(session.runningDaemon)
             daemon.signal(SIGKILL)
             _ = await daemon.waitForExit(timeout: 5)
-            // The span under test: for 0.5 s with no daemon, nothing puts the volume back.
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(try await Self.volume(session, other.index) == 29_483)
-            try await session.startDaemon()
-            let restored = try await Self.waitForVolume(session, other.index, timeout: 3) { $0 == Self.userVolume }
-            #expect(restored == Self.userVolume, "the next daemon did not put the volume back\n\(session.daemonLogs())")
+            if Self.serverDucks {
+                // The server's ducking ends with Lector's stream.
+                let level = try await Self.waitForLevel(session, other.index, timeout: 2) { abs($0 - full) < 1 }
+                #expect(abs(level - full) < 1, "still lowered after the daemon died: \(level) dB")
+                try await session.startDaemon()
+                let modules = try await session.run("pactl", ["list", "short", "modules"])
+                #expect(modules.stdout.components(separatedBy: "module-role-ducking").count == 2,
+                        "the new daemon did not take over the ducking module: \(modules.stdout)")
+            } else {
+                // The span under test: for 0.5 s with no daemon, nothing puts the volume back.
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(try await Self.volume(session, other.index) == 29_483)
+                try await session.startDaemon()
+                let restored = try await Self.waitForVolume(session, other.index, timeout: 3) { $0 == Self.userVolume }
+                #expect(restored == Self.userVolume, "the next daemon did not put the volume back\n\(session.daemonLogs())")
+            }
             await other.end()
         }
 
@@ -153,13 +147,16 @@ extension Integration {
                                                 "--method", "org.mpris.MediaPlayer2.Quit"])
             _ = await eventually(timeout: 5) { await session.nameOwner(Lector.busName) == nil }
             try await session.startDaemon(["--no-duck"])
-            let other = try await OtherStream(session, name: "other-player")
+            let other = try await OtherStream(session, name: "undisturbed-player", tone: true)
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
+            let full = try await Self.waitForLevel(session, other.index, timeout: 2) { $0 > -20 }
             _ = try await session.lector(["read", Lector.veryLong])
             _ = try await session.waitForState("reading", timeout: 3)
-            // The span under test: 0.7 s of reading leave the other stream's volume alone.
+            // The span under test: 0.7 s of reading leave the other stream's volume and level alone.
             try await Task.sleep(for: .milliseconds(700))
             #expect(try await Self.volume(session, other.index) == 65_536, "--no-duck lowered another stream")
+            let level = try await Self.level(session, other.index)
+            #expect(abs(level - full) < 1, "--no-duck lowered another stream: \(level) dB from \(full) dB")
             _ = try await session.lector(["stop"])
             await other.end()
 

@@ -43,7 +43,8 @@ extension Integration {
 
             let all = try await session.playerctl(["metadata"])
             #expect(all.status == 0, "\(all)")
-            for key in ["mpris:trackid", "mpris:length", "mpris:artUrl", "xesam:title", "xesam:asText", "xesam:language", "xesam:artist"] {
+            for key in ["mpris:trackid", "mpris:length", "mpris:artUrl", "xesam:title", "xesam:asText", "xesam:language",
+                        "xesam:album", "xesam:artist", "lector:voice"] {
                 #expect(all.stdout.contains("lector \(key) "), "no \(key) in playerctl metadata: \(all.stdout)")
             }
             let title = try await session.playerctl(["metadata", "xesam:title"])
@@ -57,7 +58,12 @@ extension Integration {
             #expect(track.hasPrefix("/") && track != MPRIS.noTrack, "\(track)")
             #expect(md["xesam:asText"]?.string == md["xesam:title"]?.string, "\(md)")  // the sentence, not the text
             #expect(md["xesam:language"]?.string?.hasPrefix("en") == true, "\(md)")
-            #expect(md["xesam:artist"]?.strings?.first?.isEmpty == false, "\(md)")
+            // What is read (its first words, for a typed text) as album and artist; the voice under lector:voice.
+            let album = try #require(md["xesam:album"]?.string)
+            #expect(!album.isEmpty && fourSentences.joined(separator: " ").hasPrefix(album.replacingOccurrences(of: "…", with: "")), "album: \(album)")
+            #expect(md["xesam:artist"]?.strings == [album], "\(md)")
+            #expect(md["lector:voice"]?.string?.isEmpty == false, "\(md)")
+            #expect(md["lector:chapter"] == nil, "\(md)")
             let length = try #require(md["mpris:length"]?.int64)
             #expect(length > 4_000_000 && length < 20_000_000, "mpris:length \(length) µs")
             let art = try #require(md["mpris:artUrl"]?.string)

@@ -11,13 +11,15 @@ extension Integration {
             (session.runningDaemon?.stderr ?? "").split(separator: "\n").filter { $0.contains(needle) }
         }
 
-        @Test("sound server killed while reading: paused within 2 s, position kept, one log line; back: Play goes on from there")
+        @Test("sound server killed while reading: paused within 2 s, position kept, one log line and one notification; back: reading goes on from there")
         func soundServerLostAndBack() async throws {
             let session = try await world(.bare)
             let recorder = session.recorder
             if session.runningDaemon == nil { try await session.startDaemon() }
             try await session.quiesce()
             let warningsBefore = Self.logLines(session, containing: "Lector-WARNING").count
+            let notifications = try FakeNotificationServer(busAddress: session.busAddress)
+            defer { notifications.stop() }
             let start = recorder.mark()
             #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
             try #require(await recorder.waitForSpeech(after: start, timeout: 3) != nil, "no speech")
@@ -45,23 +47,22 @@ extension Integration {
                     "while the server is gone: \(later), first: \(status)")
             #expect(Self.logLines(session, containing: "Lector-WARNING").count == warningsBefore + 1, "\(session.daemonLogs())")
             #expect(Self.logLines(session, containing: "sound server lost").count == 1, "\(session.daemonLogs())")
+            let told = await poll(timeout: 3, { notifications.notifications }, until: { !$0.isEmpty })
+            #expect(told.count == 1 && told.first?.summary == "No sound output", "\(told)")
 
             // The server comes back on the same socket: Lector reconnects by itself (within its 5 s backoff).
             let reconnectsBefore = Self.logLines(session, containing: "reconnected to the sound server").count
             try await session.restartSoundServer()
+            let resumeMark = recorder.mark()
             let back = ContinuousClock.now
             let reconnected = await eventually(timeout: 8) {
                 Self.logLines(session, containing: "reconnected to the sound server").count > reconnectsBefore
             }
             #expect(reconnected, "no reconnection: \(session.daemonLogs())")
             print("reconnected \(String(format: "%.2f", seconds(ContinuousClock.now - back))) s after the server came back")
-            #expect(try await session.status().state == "paused")
-
-            let resumeMark = recorder.mark()
-            let resume = try await session.lector(["resume"])
-            #expect(resume.status == 0, "\(resume)")
-            let again = await recorder.waitForSpeech(after: resumeMark, timeout: 3)
-            #expect(again != nil && again! <= 1.0, "speech after resume after \(secs(again))\n\(session.daemonLogs())")
+            // Reading was what was asked last: it goes on by itself.
+            let again = await recorder.waitForSpeech(after: resumeMark, timeout: 8)
+            #expect(again != nil, "no speech after the server came back\n\(session.daemonLogs())")
             _ = try await eventually(timeout: 0.3) { try await session.status().state == "reading" }
             let resumed = try await session.status()
             #expect(resumed.state == "reading", "\(resumed)")
@@ -69,6 +70,46 @@ extension Integration {
             #expect((resumed.position ?? 0) >= kept && (resumed.position ?? 0) <= kept + 2.5,
                     "resumed at \(secs(resumed.position)), kept \(secs(kept))")
             try await session.quiesce()
+        }
+
+        @Test("Play with no sound server: one notification and an Error signal; reading starts when the server is back, unless paused since")
+        func playWithoutSoundServer() async throws {
+            let session = try await world(.bare)
+            if session.runningDaemon == nil { try await session.startDaemon() }
+            try await session.quiesce()
+            let notifications = try FakeNotificationServer(busAddress: session.busAddress)
+            defer { notifications.stop() }
+            let monitor = try await SignalMonitor(session: session, name: Lector.busName)
+            defer { Task { await monitor.stop() } }
+            await session.stopSoundServer(signal: SIGKILL)
+            #expect(try await session.lector(["read", "--lang", "en", Lector.veryLong]).status == 0)
+            let paused = try await session.waitForState("paused", timeout: 5)
+            #expect(paused.state == "paused", "\(paused)\n\(session.daemonLogs())")
+            let told = await poll(timeout: 3, { notifications.notifications }, until: { !$0.isEmpty })
+            #expect(told.first?.summary == "No sound output", "\(told)")
+            let errors = await poll(timeout: 3, { monitor.signals.filter { $0.member == "Error" } }, until: { !$0.isEmpty })
+            #expect(errors.first?.line.contains("no sound output") == true, "\(errors)")
+
+            // Back: reading starts by itself.
+            let mark = session.recorder.mark()
+            try await session.restartSoundServer()
+            let heard = await session.recorder.waitForSpeech(after: mark, timeout: 8)
+            #expect(heard != nil, "not read when the server came back\n\(session.daemonLogs())")
+            #expect(try await session.waitForState("reading", timeout: 2).state == "reading")
+
+            // Lost again, then paused by hand: the server's return leaves it paused.
+            await session.stopSoundServer(signal: SIGKILL)
+            _ = try await session.waitForState("paused", timeout: 5)
+            _ = try await session.lector(["pause"])
+            let reconnects = Self.logLines(session, containing: "reconnected to the sound server").count
+            try await session.restartSoundServer()
+            let reconnected = await eventually(timeout: 8) {
+                Self.logLines(session, containing: "reconnected to the sound server").count > reconnects
+            }
+            #expect(reconnected, "\(session.daemonLogs())")
+            try await Task.sleep(for: .milliseconds(500))  // the span under test: it stays paused
+            #expect(try await session.status().state == "paused")
+            _ = try await session.lector(["stop"])
         }
 
         @Test("sound server restarted while idle: the next read is heard")

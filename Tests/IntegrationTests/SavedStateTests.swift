@@ -114,6 +114,27 @@ extension Integration {
             #expect(try String(contentsOf: file, encoding: .utf8).contains("state stopped"))
         }
 
+        @Test("stopped for --idle-exit seconds, the daemon exits with its state saved; the next command brings it back with it")
+        func idleExit() async throws {
+            let session = try await world(.bare)
+            if await session.nameOwner(Lector.busName) != nil { try await Self.endDaemon(session, signal: SIGTERM) }
+            let daemon = try await session.startDaemon(["--idle-exit", "1"])
+            let text = "Idle daemons leave. The widget goes with them."
+            let read = try await session.lector(["read", "--wait", "--lang", "en", text])
+            #expect(read.status == 0, "\(read)")
+            // Stopped at the end: about 1 s later the daemon is gone, its name with it.
+            let exited = await daemon.waitForExit(timeout: 5)
+            #expect(exited == 0, "\(daemon.stderr.suffix(800))")
+            #expect(daemon.stderr.contains("exiting (the state is saved)"), "\(daemon.stderr.suffix(800))")
+            #expect(await session.nameOwner(Lector.busName) == nil)
+            #expect(try await session.status().exitStatus == 3)  // status does not start a daemon
+            // toggle starts one, which has the text back and reads it again.
+            #expect(try await session.lector(["toggle"]).status == 0)
+            let status = try await session.waitForSentence(containing: "Idle daemons", timeout: 5)
+            #expect(status.state == "reading", "\(status)")
+            _ = try await session.lector(["stop"])
+        }
+
         @Test("a corrupt state file: one log line, the daemon starts empty")
         func corruptStateFile() async throws {
             let session = try await world(.bare)

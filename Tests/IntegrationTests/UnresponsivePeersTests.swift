@@ -261,24 +261,27 @@ extension Integration {
         func exitRestoresVolumesBounded() async throws {
             let session = try await world(.bare)
             let daemon = try await Self.restartDaemon(session, [])
-            let other = try await Integration.Ducking.OtherStream(session, name: "exit-player")
+            let other = try await Integration.Ducking.OtherStream(session, name: "exit-player", tone: true)
             defer { other.process.stopNow(signal: SIGKILL, grace: 1) }
             _ = try await session.run("pactl", ["set-sink-input-volume", "\(other.index)", "80%"])
             let full = Integration.Ducking.userVolume
+            let fullLevel = try await Integration.Ducking.waitForLevel(session, other.index, timeout: 2) { $0 > -20 }
             _ = try await session.lector(["read", Lector.veryLong])
-            let ducked = try await Integration.Ducking.waitForVolume(session, other.index, timeout: 3) { $0 < full }
-            #expect(ducked.map { $0 < full } == true, "not lowered\n\(session.daemonLogs())")
+            let ducked = try await Integration.Ducking.waitForLevel(session, other.index, timeout: 3) { $0 < fullLevel - 10 }
+            #expect(ducked < fullLevel - 10, "not lowered\n\(session.daemonLogs())")
             var start = ContinuousClock.now
             daemon.signal(SIGTERM)
             #expect(await daemon.waitForExit(timeout: 10) != nil, "the daemon did not exit")
             let took = seconds(ContinuousClock.now - start)
             #expect(took < 3, "the exit took \(secs(took))")
             #expect(try await Integration.Ducking.volume(session, other.index) == full, "the volume was not put back at exit")
+            let heard = try await Integration.Ducking.waitForLevel(session, other.index, timeout: 2) { abs($0 - fullLevel) < 1 }
+            #expect(abs(heard - fullLevel) < 1, "still lowered after the exit: \(heard) dB from \(fullLevel) dB")
 
             // A sound server that stops answering: the exit still comes, after the bounded wait.
             let second = try await session.startDaemon()
             _ = try await session.lector(["read", Lector.veryLong])
-            _ = try await Integration.Ducking.waitForVolume(session, other.index, timeout: 3) { $0 < full }
+            _ = try await Integration.Ducking.waitForLevel(session, other.index, timeout: 3) { $0 < fullLevel - 10 }
             let pulse = session.soundServerPID
             kill(pulse, SIGSTOP)
             start = ContinuousClock.now

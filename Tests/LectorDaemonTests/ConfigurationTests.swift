@@ -158,3 +158,14 @@ import LectorCommon
         #expect(given.rate == 120)
     }
 }
+
+extension ConfigurationTests {
+    @Test("[daemon] idle-exit is minutes stopped before the daemon exits; a bad value is one line")
+    func idleExit() throws {
+        #expect(try Self.parse("[daemon]\nidle-exit=2.5\n").0.idleExitSeconds == 150)
+        #expect(try Self.parse("[daemon]\nidle-exit=0\n").0.idleExitSeconds == 0)
+        let (config, problems) = try Self.parse("[daemon]\nidle-exit=soon\nlinger=1\n")
+        #expect(config.idleExitSeconds == nil)
+        #expect(problems.count == 2 && problems[0].hasPrefix("/cfg/lector/config:2: [daemon] idle-exit: 'soon'"), "\(problems)")
+    }
+}

@@ -18,7 +18,7 @@ enum MPRIS {
     /// Every property of `org.mpris.MediaPlayer2.Player` with its D-Bus type and access.
     static let playerProperties: [String: (type: String, access: String)] = [
         "PlaybackStatus": ("s", "read"), "LoopStatus": ("s", "readwrite"), "Rate": ("d", "readwrite"),
-        "Shuffle": ("b", "readwrite"), "Metadata": ("a{sv}", "read"), "Volume": ("d", "readwrite"),
+"Metadata": ("a{sv}", "read"), "Volume": ("d", "readwrite"),
         "Position": ("x", "read"), "MinimumRate": ("d", "read"), "MaximumRate": ("d", "read"),
         "CanGoNext": ("b", "read"), "CanGoPrevious": ("b", "read"), "CanPlay": ("b", "read"),
         "CanPause": ("b", "read"), "CanSeek": ("b", "read"), "CanControl": ("b", "read"),
@@ -33,6 +33,7 @@ enum MPRIS {
     static let metadataTypes: [String: String] = [
         "mpris:trackid": "o", "mpris:length": "x", "mpris:artUrl": "s", "xesam:title": "s", "xesam:album": "s",
         "xesam:asText": "s", "xesam:language": "s", "xesam:artist": "as", "xesam:url": "s",
+        "lector:voice": "s", "lector:chapter": "s", "lector:sleepTimer": "s",
     ]
 }
 

@@ -1,9 +1,12 @@
 import Foundation
 import Testing
 
-/// A private desktop session for end-to-end tests: its own D-Bus session bus and its own PulseAudio
-/// server whose only sink is a null sink (`lector_test`, 22050 Hz, mono), all in a fresh temporary
-/// folder, following the recipe in PITFALLS.md (no system bus, no realtime, anonymous native socket).
+/// A private desktop session for end-to-end tests: its own D-Bus session bus and its own sound server
+/// whose only sink is a null sink (`lector_test`, 22050 Hz, mono), all in a fresh temporary folder,
+/// following the recipe in PITFALLS.md (no system bus, no realtime, anonymous native socket). The server is
+/// PulseAudio with `module-stream-restore` (as every PulseAudio desktop loads it), or, with
+/// `LECTOR_TEST_SOUND_SERVER=pipewire`, PipeWire + WirePlumber + pipewire-pulse started headless (see
+/// `SoundServerKind`).
 ///
 /// Child processes get `environment`: this process's environment with DBUS_SESSION_BUS_ADDRESS,
 /// PULSE_SERVER, XDG_RUNTIME_DIR, XDG_CONFIG_HOME and XDG_STATE_HOME pointing into the folder
@@ -36,7 +39,9 @@ final class PrivateSession: @unchecked Sendable {
     let recorder: Recorder
 
     private let bus: BackgroundProcess
-    private var pulse: BackgroundProcess
+    /// The sound server's processes (PulseAudio; or PipeWire, WirePlumber, pipewire-pulse), the one clients
+    /// connect to last.
+    private var pulse: [BackgroundProcess]
     private let watchdog: BackgroundProcess?
     private let lock = NSLock()
     private var daemons: [BackgroundProcess] = []
@@ -44,7 +49,7 @@ final class PrivateSession: @unchecked Sendable {
 
     private init(
         directory: URL, busAddress: String, pulseServer: String, environment: [String: String],
-        recorder: Recorder, bus: BackgroundProcess, pulse: BackgroundProcess, watchdog: BackgroundProcess?
+        recorder: Recorder, bus: BackgroundProcess, pulse: [BackgroundProcess], watchdog: BackgroundProcess?
     ) {
         self.directory = directory
         self.busAddress = busAddress
@@ -116,13 +121,13 @@ final class PrivateSession: @unchecked Sendable {
         env.removeValue(forKey: "DISPLAY")
         env.removeValue(forKey: "WAYLAND_DISPLAY")
 
-        let pulse: BackgroundProcess
+        let pulse: [BackgroundProcess]
         do {
-            pulse = try await launchPulseAudio(directory: dir, environment: env, remember: remember)
+            pulse = try await launchSoundServer(directory: dir, environment: env, remember: remember)
         } catch {
             throw fail("\(error)")
         }
-        started.append(pulse)
+        started += pulse
 
         let recorder = Recorder(
             environment: env, file: dir.appendingPathComponent("monitor.raw"), device: "\(sinkName).monitor")
@@ -138,8 +143,19 @@ final class PrivateSession: @unchecked Sendable {
             recorder: recorder, bus: bus, pulse: pulse, watchdog: watchdog)
     }
 
-    /// Starts PulseAudio with only a null sink and the native protocol on the session's socket, waits until
-    /// `pactl info` answers and makes the null sink the default.
+    /// Starts the sound server `SoundServerKind.current` names and waits until it answers.
+    private static func launchSoundServer(
+        directory dir: URL, environment env: [String: String], remember: (Int32) -> Void
+    ) async throws -> [BackgroundProcess] {
+        switch SoundServerKind.current {
+        case .pulseAudio: [try await launchPulseAudio(directory: dir, environment: env, remember: remember)]
+        case .pipeWire: try await launchPipeWire(directory: dir, environment: env, remember: remember)
+        }
+    }
+
+    /// Starts PulseAudio with only a null sink, `module-stream-restore` (its database under the session's
+    /// XDG_CONFIG_HOME) and the native protocol on the session's socket, waits until `pactl info` answers and
+    /// makes the null sink the default.
     /// - Throws: `HarnessError` with the server's log when it does not come up within 10 s.
     private static func launchPulseAudio(
         directory dir: URL, environment env: [String: String], remember: (Int32) -> Void
@@ -153,6 +169,7 @@ final class PrivateSession: @unchecked Sendable {
                 "--high-priority=no", "--enable-memfd=no", "--log-target=stderr",
                 "-L", "module-null-sink sink_name=\(sinkName) rate=\(sampleRate) channels=1",
                 "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(dir.path)/native",
+                "-L", "module-stream-restore",
             ],
             environment: env, stdoutURL: dir.appendingPathComponent("pulseaudio.out"),
             stderrURL: dir.appendingPathComponent("pulseaudio.log"))
@@ -173,13 +190,13 @@ final class PrivateSession: @unchecked Sendable {
     }
 
     /// The process id of the session's PulseAudio server (the current one, after a restart).
-    var soundServerPID: Int32 { lock.withLock { pulse.pid } }
+    var soundServerPID: Int32 { lock.withLock { pulse.last?.pid ?? 0 } }
 
     /// Ends the session's PulseAudio server with `signal` (SIGKILL: a crash) and waits until it is gone;
     /// the recorder ends with it.
     func stopSoundServer(signal: Int32 = SIGKILL) async {
         let pulse = lock.withLock { self.pulse }
-        await pulse.stop(signal: signal, grace: 3)
+        for process in pulse.reversed() { await process.stop(signal: signal, grace: 3) }
         _ = await recorder.stop()
     }
 
@@ -188,7 +205,7 @@ final class PrivateSession: @unchecked Sendable {
     /// - Throws: `HarnessError` when the server or the recorder does not come up.
     func restartSoundServer() async throws {
         let dir = directory
-        let pulse = try await Self.launchPulseAudio(directory: dir, environment: environment) { pid in
+        let pulse = try await Self.launchSoundServer(directory: dir, environment: environment) { pid in
             if let handle = try? FileHandle(forWritingTo: dir.appendingPathComponent("pids")) {
                 handle.seekToEndOfFile()
                 handle.write(Data("\(pid)\n".utf8))
@@ -318,7 +335,7 @@ final class PrivateSession: @unchecked Sendable {
         _ = await eventually(timeout: 3, every: .milliseconds(20)) { !strays.contains(where: processExists) }
         for pid in strays where processExists(pid) { kill(pid, SIGKILL) }
         _ = await recorder.stop()
-        await lock.withLock { pulse }.stop(grace: 3)
+        for process in lock.withLock({ pulse }).reversed() { await process.stop(grace: 3) }
         await bus.stop(grace: 3)
         try? FileManager.default.removeItem(at: directory)
         if let watchdog { await watchdog.stop(signal: SIGKILL, grace: 1) }
