@@ -19,7 +19,7 @@ public enum Command {
         ("position", "Show the position in seconds, or jump to SECONDS"),
         ("status", "Show what is being read"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
-        ("voices", "List the voices and languages eSpeak NG offers"),
+        ("voices", "List the voices (eSpeak NG and Piper) and their languages; `voices add FILE.onnx` installs a Piper voice"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
 
