@@ -10,7 +10,8 @@ measured and succeeds. Measured on the same sink recording as bench.py (bench.Re
 - the `piper` command line's own time to first audio (process start to the first byte of `--output-raw`), and
   its first sound at the sink (piped into pacat);
 - the real-time factor of Lector's Piper worker (synthesis time / audio length, model loaded) on a paragraph;
-- the memory of the daemon's Piper worker (VmRSS and VmHWM from /proc).
+- the memory of the daemon's Piper worker (VmRSS and VmHWM from /proc);
+- how far estimated word starts are from the model's phoneme timings (bench/piper_words.py).
 Timings never fail the bench; Lector's Piper voice not being heard does.
 """
 
@@ -63,7 +64,7 @@ class PiperBench:
         deadline = time.perf_counter() + 15
         while subprocess.run([o.lector, "status"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
             if time.perf_counter() > deadline:
-                raise SystemExit("bench/piper.py: lector daemon did not come up")
+                raise SystemExit("bench/bench_piper.py: lector daemon did not come up")
             time.sleep(0.05)
 
     def add(self, name, value):
@@ -120,6 +121,10 @@ class PiperBench:
             self.rows["Piper worker memory, VmRSS after the reads (MiB)"] = [proc_kib(workers[0], "VmRSS") / 1024]
             self.rows["Piper worker memory, VmHWM (MiB)"] = [proc_kib(workers[0], "VmHWM") / 1024]
         self.rows["real-time factor of the Piper worker, model loaded (synthesis s / audio s)"] = [self.real_time_factor()]
+        words = subprocess.run([self.python, os.path.join(self.o.root, "bench/piper_words.py"), self.model,
+                                os.path.join(self.o.root, "data/samples/en.txt")], capture_output=True, text=True)
+        self.words = (words.stdout.strip() or words.stderr.strip().splitlines()[-1:] or ["?"])
+        self.words = self.words if isinstance(self.words, str) else self.words[0]
 
     def real_time_factor(self):
         """Synthesis time / audio length of Lector's Piper worker for the sample paragraph, model loaded."""
@@ -165,7 +170,7 @@ class PiperBench:
 
     def report(self):
         lines = ["", "## Piper voices (en_US-joe-medium, piper-tts)", "",
-                 "Measured by bench/piper.py on the same kind of private sink, %d run(s); ms unless stated. "
+                 "Measured by bench/bench_piper.py on the same kind of private sink, %d run(s); ms unless stated. "
                  "The sentence's first clause ends at its first comma; Lector's Piper worker synthesizes clause "
                  "by clause. eSpeak NG's rows above are unchanged by Piper." % self.o.runs, "",
                  "| measurement | median | min | max |", "|---|---|---|---|"]
@@ -175,6 +180,9 @@ class PiperBench:
                 lines.append("| %s | not heard | | |" % name)
                 continue
             lines.append("| %s | %.2f | %.2f | %.2f |" % (name, statistics.median(v), min(v), max(v)))
+        lines += ["", "Estimated word starts against the model's own phoneme timings (bench/piper_words.py, "
+                  "data/samples/en.txt; Lector uses the timings themselves when the `onnx` package is there and "
+                  "the model spoke as many words as the sentence has): " + getattr(self, "words", "not measured")]
         return "\n".join(lines) + "\n"
 
 
@@ -207,7 +215,7 @@ def main():
         f.write(report)
     lector_rows = [k for k in b.rows if k.startswith("first sound") and VOICE in k]
     if any(all(x is None for x in b.rows[k]) for k in lector_rows):
-        sys.exit("bench/piper.py: Lector's Piper voice was not heard")
+        sys.exit("bench/bench_piper.py: Lector's Piper voice was not heard")
 
 
 if __name__ == "__main__":
