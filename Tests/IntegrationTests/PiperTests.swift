@@ -86,7 +86,7 @@ extension Integration {
 
             let mark = recorder.mark()
             let reader = try session.spawn(Paths.lectorBinary, ["read", "--wait", "--voice", Self.joe, Lector.sentences], tag: "piper-exact")
-            try #require(await recorder.waitForSpeech(after: mark, timeout: 10) != nil, "no speech")
+            try #require(await recorder.waitForSpeech(after: mark, timeout: 30) != nil, "no speech")
             for (reading, pausedFor) in [(1.1, 0.7), (1.7, 0.5)] {
                 try await Task.sleep(for: .milliseconds(Int(reading * 1000)))  // reads for a while
                 #expect(try await session.lector(["pause"]).status == 0)
@@ -117,7 +117,7 @@ extension Integration {
 
             let mark = recorder.mark()
             let reader = try session.spawn(Paths.lectorBinary, ["read", "--wait", "--voice", Self.joe, Lector.longRun], tag: "piper-rate")
-            try #require(await recorder.waitForSpeech(after: mark, timeout: 10) != nil, "no speech")
+            try #require(await recorder.waitForSpeech(after: mark, timeout: 30) != nil, "no speech")
             try await Task.sleep(for: .milliseconds(3000))  // reads for 3 s
             let change = try await session.lector(["rate", "400"])
             #expect(change.status == 0 && change.stderr.isEmpty, "\(change)")
