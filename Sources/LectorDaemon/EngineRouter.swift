@@ -272,3 +272,16 @@ extension EngineRouter {
             })
     }
 }
+
+extension EngineRouter {
+    /// eSpeak NG's worker and the Piper worker at `ReadingEngine.sampleRate`, with the installed voices, listed
+    /// when a Piper voice is first asked for (offline rendering, which has no preparer of its own to ask).
+    static func standalone() -> EngineRouter {
+        final class Catalog { lazy var matcher = LanguageMatcher(voices: VoiceCatalog.load() + Piper.voices()) }
+        let catalog = Catalog()
+        return EngineRouter(
+            espeak: SynthesisClient(argv: [executablePath(), "worker"]), sampleRate: ReadingEngine.sampleRate,
+            piperVoice: { identifier in catalog.matcher.voice(named: identifier).flatMap { $0.engine == .piper ? $0 : nil } },
+            espeakVoice: { language in (try? catalog.matcher.match(language))?.voice.identifier ?? "en" })
+    }
+}
