@@ -158,6 +158,36 @@ extension Integration {
             #expect(!session.daemonLogs().contains("eSpeak NG's"), "fell back to eSpeak NG:\n\(session.daemonLogs())")
         }
 
+        @Test("the Piper worker aborts on one sentence and hangs on another: each costs that sentence, with one line; the rest is heard")
+        func crashAndHang() async throws {
+            let session = try await world(.bare)
+            for (fault, reason) in [("abort:Zebra", "Piper crashed (signal 6)"), ("hang:Zebra", "stopped responding")] {
+                var env = Self.environment(session)
+                env["LECTOR_TEST_WORKER_FAULT"] = fault
+                let daemon = try await session.startDaemon(environment: env)
+                let text = "The first sentence is fine.\n\nZebra crossings are striped.\n\nThe third sentence comes after the fault."
+                let mark = session.recorder.mark()
+                #expect(try await session.lector(["read", "--voice", Self.joe, text]).status == 0)
+                var sentences: Set<String> = []
+                let deadline = ContinuousClock.now + .seconds(90)
+                while ContinuousClock.now < deadline {
+                    let status = try await session.status()
+                    if status.state == "stopped" { break }
+                    if status.state == "reading", let sentence = status.sentence { sentences.insert(sentence) }
+                    try await Task.sleep(for: .milliseconds(100))  // the watch's sampling period
+                }
+                let heard = AudioAnalysis(session.recorder.samples(from: mark))
+                let logs = session.daemonLogs(limit: 20_000)
+                // The logs of the session's earlier daemons are there too: this fault's line is the one with its reason.
+                let lines = logs.split(separator: "\n").filter { $0.contains("skipped it") && $0.contains(reason) }
+                #expect(lines.count == 1 && lines.first?.contains("sentence 2") == true, "\(fault): \(lines)\n\(logs)")
+                #expect(sentences.contains { $0.hasPrefix("The third") }, "\(fault): heard \(sentences)")
+                #expect(heard.audibleDuration > 2, "\(fault): \(heard.summary)")
+                #expect(try await session.status().exitStatus == 0, "the daemon stopped answering")
+                await daemon.stop()
+            }
+        }
+
         @Test("a truncated model and a model without its .onnx.json: one line each, read by eSpeak NG; an unknown voice is one error")
         func brokenModels() async throws {
             let session = try await world(.bare)
