@@ -158,6 +158,33 @@ extension Integration {
             #expect(!session.daemonLogs().contains("eSpeak NG's"), "fell back to eSpeak NG:\n\(session.daemonLogs())")
         }
 
+        @Test("lector voices add installs a model with its .onnx.json; a Python without piper-tts: one line, read by eSpeak NG")
+        func addAndNoPiper() async throws {
+            let session = try await world(.bare)
+            let env = Self.environment(session)
+            let joe = try #require(PiperEnvironment.joeModel)
+            let lonely = session.directory.appendingPathComponent("xx_XX-lonely-low.onnx")
+            try Data("not a model".utf8).write(to: lonely)
+            let refused = try await session.lector(["voices", "add", lonely.path], environment: env)
+            #expect(refused.status == 1 && refused.stderrLines.count == 1 && refused.stderr.contains(".onnx.json"), "\(refused)")
+            let added = try await session.lector(["voices", "add", joe], environment: env)
+            #expect(added.status == 0 && added.stdout == "piper:en_US-joe-medium\n", "\(added)")
+            let folder = session.directory.appendingPathComponent("data/lector/voices").path
+            for file in ["en_US-joe-medium.onnx", "en_US-joe-medium.onnx.json"] {
+                #expect(FileManager.default.fileExists(atPath: folder + "/" + file), "not installed: \(file)")
+            }
+
+            // The installed voice, with a Python that has no piper-tts: found, but not usable.
+            var noPiper = env
+            noPiper["LECTOR_PIPER_PYTHON"] = "/usr/bin/python3"
+            let daemon = try await session.startDaemon(environment: noPiper)
+            defer { Task { await daemon.stop() } }
+            let (read, audio) = try await session.readAndRecord(["--voice", Self.joe, "Hello there. Without Piper, eSpeak NG reads this."], timeout: 60)
+            #expect(read.status == 0 && audio.audibleDuration > 1.5, "\(read) \(audio.summary)\n\(session.daemonLogs())")
+            let lines = session.daemonLogs(limit: 20_000).split(separator: "\n").filter { $0.contains("piper-tts cannot be imported") }
+            #expect(lines.count == 1 && lines.first?.contains("reading with eSpeak NG's") == true, "\(lines)\n\(session.daemonLogs())")
+        }
+
         @Test("the Piper worker aborts on one sentence and hangs on another: each costs that sentence, with one line; the rest is heard")
         func crashAndHang() async throws {
             let session = try await world(.bare)
