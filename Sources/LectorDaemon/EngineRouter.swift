@@ -12,8 +12,8 @@ import Synthesis
 /// - **Idle Piper exits.** The Piper worker holds its model (about 200 MB) in memory; it is ended after
 ///   ``piperIdleMilliseconds`` with nothing to do and started again by the next Piper sentence.
 /// - **Fallback.** A Piper voice that cannot be used (no `piper-tts` or ONNX Runtime, a missing, truncated or
-///   mismatched model; the worker answers `failed`), a Piper worker that cannot start or speaks another sample
-///   rate, and an unknown Piper voice give one log line, and from then on that voice's language is read
+///   mismatched model; the worker answers `failed`), a Piper worker that cannot start, and an unknown Piper
+///   voice give one log line, and from then on that voice's language is read
 ///   with its eSpeak NG voice; the request that found out is read with eSpeak NG at once.
 /// - **Pitch** is not a Piper control: asking a Piper voice for another pitch gives one log line per voice.
 final class EngineRouter: SpeechEngine {
@@ -56,7 +56,8 @@ final class EngineRouter: SpeechEngine {
 
     private let espeak: SynthesisClient
     private var piper: SynthesisClient?
-    private let sampleRate: Int
+    /// The rate of all audio delivered, in Hz: eSpeak NG's; the Piper worker is asked to resample to it.
+    let sampleRate: Int
     /// The Piper voice with an identifier (`piper:NAME`), if installed.
     private let piperVoice: (String) -> Voice?
     /// The eSpeak NG voice identifier to read a BCP 47 language with.
@@ -73,12 +74,13 @@ final class EngineRouter: SpeechEngine {
     private let idle = OneShotTimer()
 
     /// A router over eSpeak NG's worker (`espeak`) and, when a Piper voice is first asked for, the Piper
-    /// worker (`Piper.workerArgv`) producing `sampleRate` Hz. `piperVoice` finds an installed Piper voice by
-    /// identifier; `espeakVoice` gives the eSpeak NG voice identifier for a language tag.
-    init(espeak: SynthesisClient, sampleRate: Int, piperVoice: @escaping (String) -> Voice?,
+    /// worker (`Piper.workerArgv`), asked to produce eSpeak NG's rate (`espeak.sampleRate`). `piperVoice`
+    /// finds an installed Piper voice by identifier; `espeakVoice` gives the eSpeak NG voice identifier for a
+    /// language tag.
+    init(espeak: SynthesisClient, piperVoice: @escaping (String) -> Voice?,
          espeakVoice: @escaping (String) -> String) {
         self.espeak = espeak
-        self.sampleRate = sampleRate
+        self.sampleRate = espeak.sampleRate
         self.piperVoice = piperVoice
         self.espeakVoice = espeakVoice
         espeak.onFrame = { [unowned self] frame in self.received(frame, from: .espeak) }
@@ -155,7 +157,7 @@ final class EngineRouter: SpeechEngine {
             giveUpPiper("the Piper worker (lector-piper-worker) is not installed")
             return nil
         }
-        let client = SynthesisClient(argv: argv, stallLimit: Self.piperStallLimit, engine: "Piper")
+        let client = SynthesisClient(argv: argv, sampleRate: sampleRate, stallLimit: Self.piperStallLimit, engine: "Piper")
         client.holding = holding
         client.onFrame = { [unowned self] frame in self.received(frame, from: .piper) }
         client.onLost = { [unowned self] tag, reason in self.arrived(.lost(reason), tag: tag, from: .piper) }
@@ -205,10 +207,8 @@ final class EngineRouter: SpeechEngine {
 
     private func received(_ frame: WorkerFrame, from route: Route) {
         switch frame {
-        case .ready(let rate):
-            if route == .piper && rate != sampleRate {
-                giveUpPiper("the Piper worker produces \(rate) Hz, not \(sampleRate) Hz")
-            }
+        case .ready:
+            break  // the client checked the rate it announces (SynthesisClient.sampleRate)
         case .failed(let tag, let message) where route == .piper:
             // The worker fails a request only when the voice cannot be used (see data/lector-piper-worker).
             guard let request = order.first(where: { $0.tag == tag && $0.route == .piper }) else { return }
@@ -259,11 +259,11 @@ final class EngineRouter: SpeechEngine {
 }
 
 extension EngineRouter {
-    /// eSpeak NG's worker (`lector worker`) and the Piper worker at `ReadingEngine.sampleRate`, with the
-    /// voices `preparer` knows.
+    /// eSpeak NG's worker (`lector worker`) and the Piper worker at eSpeak NG's rate, with the voices
+    /// `preparer` knows.
     static func standard(preparer: UtterancePreparer) -> EngineRouter {
         EngineRouter(
-            espeak: SynthesisClient(argv: [executablePath(), "worker"]), sampleRate: ReadingEngine.sampleRate,
+            espeak: SynthesisClient(argv: [executablePath(), "worker"]),
             piperVoice: { [unowned preparer] identifier in
                 preparer.matcher.voice(named: identifier).flatMap { $0.engine == .piper ? $0 : nil }
             },
@@ -274,13 +274,13 @@ extension EngineRouter {
 }
 
 extension EngineRouter {
-    /// eSpeak NG's worker and the Piper worker at `ReadingEngine.sampleRate`, with the installed voices, listed
+    /// eSpeak NG's worker and the Piper worker at eSpeak NG's rate, with the installed voices, listed
     /// when a Piper voice is first asked for (offline rendering, which has no preparer of its own to ask).
     static func standalone() -> EngineRouter {
         final class Catalog { lazy var matcher = LanguageMatcher(voices: VoiceCatalog.load() + Piper.voices()) }
         let catalog = Catalog()
         return EngineRouter(
-            espeak: SynthesisClient(argv: [executablePath(), "worker"]), sampleRate: ReadingEngine.sampleRate,
+            espeak: SynthesisClient(argv: [executablePath(), "worker"]),
             piperVoice: { identifier in catalog.matcher.voice(named: identifier).flatMap { $0.engine == .piper ? $0 : nil } },
             espeakVoice: { language in (try? catalog.matcher.match(language))?.voice.identifier ?? "en" })
     }

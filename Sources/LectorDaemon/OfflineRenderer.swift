@@ -8,13 +8,14 @@ import SystemKit
 /// `lector read --output PATH.wav`: synthesizes an utterance with the daemon's own `SynthesisClient` (the
 /// one client of the worker protocol: its restarts, watchdog and retry), on a GLib main loop run for the
 /// duration of the rendering, with no daemon and no sound server, and writes what the daemon would play to
-/// a RIFF/WAVE file (16-bit mono, 22,050 Hz). A sentence the worker is lost on (an eSpeak NG crash, a hang)
+/// a RIFF/WAVE file (16-bit mono, at the engine's rate). A sentence the worker is lost on (an eSpeak NG crash, a hang)
 /// is skipped with a one-line warning, as in the daemon.
 struct OfflineRenderer {
     /// Renders `utterance` to `path`. Returns the number of samples written.
     /// - Throws: `RenderError` with a one-line message when the file cannot be written or the worker not started.
     static func render(_ utterance: Utterance, to path: String) throws(RenderError) -> Int {
-        let samples = try OfflineSynthesis(utterance).run()
+        let synthesis = OfflineSynthesis(utterance)
+        let samples = try synthesis.run()
         let file: FileDescriptor
         do throws(Errno) {
             file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
@@ -23,7 +24,7 @@ struct OfflineRenderer {
         }
         do throws(Errno) {
             defer { try? file.close() }
-            try file.writeAll(WAV.header(sampleRate: ReadingEngine.sampleRate, samples: samples.count))
+            try file.writeAll(WAV.header(sampleRate: synthesis.sampleRate, samples: samples.count))
             try samples.withUnsafeBytes { raw in Result { () throws(Errno) in try file.writeAll(raw) } }.get()
         } catch {
             throw RenderError(message: "cannot write \(path): \(error)")
@@ -48,6 +49,9 @@ private final class OfflineSynthesis {
     init(_ utterance: Utterance) {
         self.utterance = utterance
     }
+
+    /// The rate of the audio `run` returns, in Hz.
+    var sampleRate: Int { client.sampleRate }
 
     /// The audio of every sentence read, in order.
     /// - Throws: `RenderError` when the worker cannot be started.

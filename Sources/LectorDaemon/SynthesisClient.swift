@@ -108,12 +108,18 @@ final class SynthesisClient {
     /// When the worker last sent something, or was last given reason to (µs, monotonic).
     private var lastProgress: Int64 = 0
 
-    /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed, and takes it for
-    /// hung after `stallLimit` µs without a frame while it has work (``stallLimit`` for eSpeak NG; the Piper
-    /// worker sends an empty audio frame every 100 ms while its model loads or a sentence is synthesized).
-    /// `engine` names the engine in log lines (e.g. "eSpeak NG crashed (signal 6)").
-    init(argv: [String], stallLimit: Int64 = SynthesisClient.stallLimit, engine: String = "eSpeak NG") {
+    /// The rate of the audio in its frames, in Hz: what the worker must announce in its `ready` frame.
+    let sampleRate: Int
+
+    /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed, whose worker
+    /// renders `sampleRate` Hz (a worker that announces another rate is treated as malformed and replaced), and
+    /// takes it for hung after `stallLimit` µs without a frame while it has work (``stallLimit`` for eSpeak NG;
+    /// the Piper worker sends an empty audio frame every 100 ms while its model loads or a sentence is
+    /// synthesized). `engine` names the engine in log lines (e.g. "eSpeak NG crashed (signal 6)").
+    init(argv: [String], sampleRate: Int = WorkerFrame.eSpeakSampleRate, stallLimit: Int64 = SynthesisClient.stallLimit,
+         engine: String = "eSpeak NG") {
         self.argv = argv
+        self.sampleRate = sampleRate
         self.workerStallLimit = stallLimit
         self.engineName = engine
     }
@@ -303,6 +309,10 @@ final class SynthesisClient {
                 return
             }
             guard let frame else { return }
+            if case .ready(let announced) = frame, announced != sampleRate {
+                kill(worker, .malformed("it renders \(announced) Hz, not \(sampleRate) Hz"))
+                return
+            }
             deliver(frame)
         }
     }
