@@ -41,6 +41,13 @@ extension Integration {
              "LECTOR_TEST_PIPER_NOISELESS": "1"]
         }
 
+        /// Starts a daemon with `environment` once the one of the test before (stopped by a deferred task) is gone.
+        static func daemon(_ session: PrivateSession, _ environment: [String: String]) async throws -> BackgroundProcess {
+            while let running = session.runningDaemon { await running.stop() }
+            _ = await eventually(timeout: 5) { await session.nameOwner(Lector.busName) == nil }
+            return try await session.startDaemon(environment: environment)
+        }
+
         /// The daemon's children that run the Piper worker.
         static func piperWorkers(_ daemon: Int32) -> [Int32] {
             Load.children(daemon).filter { pid in
@@ -53,7 +60,7 @@ extension Integration {
         func heard() async throws {
             let session = try await world(.bare)
             let env = Self.environment(session)
-            let daemon = try await session.startDaemon(environment: env)
+            let daemon = try await Self.daemon(session, env)
             defer { Task { await daemon.stop() } }
             let voices = try await session.lector(["voices", "--lang", "en"], environment: env)
             let line = voices.stdout.split(separator: "\n").first { $0.contains("\t\(Self.joe)\t") }
@@ -78,7 +85,7 @@ extension Integration {
         @Test("a Piper reading paused and resumed twice sounds as long as an uninterrupted one (±50 ms)")
         func pauseLosesNothing() async throws {
             let session = try await world(.bare)
-            let daemon = try await session.startDaemon(environment: Self.environment(session))
+            let daemon = try await Self.daemon(session, Self.environment(session))
             defer { Task { await daemon.stop() } }
             let recorder = session.recorder
             let (whole, wholeAudio) = try await session.readAndRecord(["--voice", Self.joe, Lector.sentences], timeout: 90)
@@ -106,7 +113,7 @@ extension Integration {
         @Test("lector rate 400 while a Piper voice reads speeds up the rest (Piper's length scale)")
         func rateChange() async throws {
             let session = try await world(.bare)
-            let daemon = try await session.startDaemon(environment: Self.environment(session))
+            let daemon = try await Self.daemon(session, Self.environment(session))
             defer { Task { await daemon.stop() } }
             let recorder = session.recorder
             let (slow, slowAudio) = try await session.readAndRecord(["--voice", Self.joe, Lector.longRun], timeout: 90)
@@ -138,7 +145,7 @@ extension Integration {
             try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
             try Data("[voices]\nen=\(Self.joe)\n".utf8).write(to: config.appendingPathComponent("config"))
             defer { try? FileManager.default.removeItem(at: config.appendingPathComponent("config")) }
-            let daemon = try await session.startDaemon(environment: Self.environment(session))
+            let daemon = try await Self.daemon(session, Self.environment(session))
             defer { Task { await daemon.stop() } }
 
             let text = Languages.english + "\n\n" + Languages.german + "\n"
@@ -177,7 +184,7 @@ extension Integration {
             // The installed voice, with a Python that has no piper-tts: found, but not usable.
             var noPiper = env
             noPiper["LECTOR_PIPER_PYTHON"] = "/usr/bin/python3"
-            let daemon = try await session.startDaemon(environment: noPiper)
+            let daemon = try await Self.daemon(session, noPiper)
             defer { Task { await daemon.stop() } }
             let (read, audio) = try await session.readAndRecord(["--voice", Self.joe, "Hello there. Without Piper, eSpeak NG reads this."], timeout: 60)
             #expect(read.status == 0 && audio.audibleDuration > 1.5, "\(read) \(audio.summary)\n\(session.daemonLogs())")
@@ -191,7 +198,7 @@ extension Integration {
             for (fault, reason) in [("abort:Zebra", "Piper crashed (signal 6)"), ("hang:Zebra", "stopped responding")] {
                 var env = Self.environment(session)
                 env["LECTOR_TEST_WORKER_FAULT"] = fault
-                let daemon = try await session.startDaemon(environment: env)
+                let daemon = try await Self.daemon(session, env)
                 let text = "The first sentence is fine.\n\nZebra crossings are striped.\n\nThe third sentence comes after the fault."
                 let mark = session.recorder.mark()
                 #expect(try await session.lector(["read", "--voice", Self.joe, text]).status == 0)
@@ -226,7 +233,7 @@ extension Integration {
             try model.prefix(200_000).write(to: folder.appendingPathComponent("en_US-broken-medium.onnx"))
             try Data(contentsOf: URL(fileURLWithPath: joe + ".json")).write(to: folder.appendingPathComponent("en_US-broken-medium.onnx.json"))
             try model.prefix(1000).write(to: folder.appendingPathComponent("en_US-lonely-medium.onnx"))
-            let daemon = try await session.startDaemon(environment: env)
+            let daemon = try await Self.daemon(session, env)
             defer { Task { await daemon.stop() } }
 
             for (voice, problem) in [("piper:en_US-broken-medium", "cannot be loaded"), ("piper:en_US-lonely-medium", "has no en_US-lonely-medium.onnx.json")] {
