@@ -183,6 +183,26 @@ public enum UserDirs {
     public static var config: String { String(cString: g_get_user_config_dir()) }
     /// `$XDG_CACHE_HOME` or `~/.cache` (`g_get_user_cache_dir`).
     public static var cache: String { String(cString: g_get_user_cache_dir()) }
+    /// `$XDG_DATA_HOME` or `~/.local/share` (`g_get_user_data_dir`).
+    public static var data: String { String(cString: g_get_user_data_dir()) }
+    /// The home folder (`g_get_home_dir`).
+    public static var home: String { String(cString: g_get_home_dir()) }
+}
+
+/// The names in the folder at `path`, without `.` and `..`, in no particular order (`g_dir_open`,
+/// `g_dir_read_name`); empty when it does not exist or cannot be read.
+public func directoryEntries(_ path: String) -> [String] {
+    guard let dir = g_dir_open(path, 0, nil) else { return [] }
+    defer { g_dir_close(dir) }
+    var names: [String] = []
+    while let name = g_dir_read_name(dir) { names.append(String(cString: name)) }
+    return names
+}
+
+/// Creates the folder at `path` and its parents, mode 0700 for new ones (`g_mkdir_with_parents`).
+/// - Throws: `Errno` when a folder cannot be made.
+public func makeDirectories(_ path: String) throws(Errno) {
+    guard g_mkdir_with_parents(path, 0o700) == 0 else { throw Errno(rawValue: errno) }
 }
 
 /// The value of the environment variable `name`, or nil when unset (`g_getenv`).

@@ -23,7 +23,7 @@ public enum Command {
         ("open", "Read files or file URIs; without one, pause or go on and say what is read (the desktop entry)"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
         ("repeat", "Repeat the sentence being read, or the whole text and queue, or nothing"),
-        ("voices", "List the voices and languages eSpeak NG offers"),
+        ("voices", "List the voices (eSpeak NG and Piper) and their languages; `voices add FILE.onnx` installs a Piper voice"),
         ("window", "Show the reader window: the text, with the word being heard highlighted"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]

@@ -19,10 +19,11 @@ import Synthesis
 ///
 /// `language`: the BCP 47 tag used when a text names none and detection is unsure (else the locale's, else
 /// en); `rate`: words per minute, 80-450 (default 175); `pitch`: 0-99 (default 50); `volume`: the stream
-/// volume, 0.0-1.0 (default 1.0). `[voices]`: BCP 47 tag = eSpeak NG voice name or identifier (`lector
-/// voices`). `[ducking]`: `mode` = `lower` (the default), `pause-others` or `off`, and `level`, how many dB other
-/// streams are lowered (default 15). `[daemon]`: `idle-exit`, the minutes stopped after which the daemon exits
-/// with its state saved (default 10; 0 never). Comments are whole lines starting with `#` (GKeyFile keeps anything after
+/// volume, 0.0-1.0 (default 1.0). `[voices]`: BCP 47 tag = voice name or identifier (`lector voices`): an
+/// eSpeak NG voice, or a Piper voice (`piper:en_US-joe-medium`), which then reads that language. `[ducking]`:
+/// `mode` = `lower` (the default), `pause-others` or `off`, and `level`, how many dB other streams are lowered
+/// (default 15). `[daemon]`: `idle-exit`, the minutes stopped after which the daemon exits with its state saved
+/// (default 10; 0 never). Comments are whole lines starting with `#` (GKeyFile keeps anything after
 /// `=` as the value).
 ///
 /// The file is read without blocking (a FIFO is refused, not waited on), and only when it is a regular file of
@@ -128,7 +129,7 @@ struct Configuration: Equatable {
         }
     }
 
-    /// `[voices]`: a BCP 47 tag = an eSpeak NG voice.
+    /// `[voices]`: a BCP 47 tag = an eSpeak NG or Piper voice.
     private mutating func readVoices(_ file: KeyFile, matcher: @autoclosure () -> LanguageMatcher,
                                      report: (String, String?, String) -> Void) {
         let group = "voices"

@@ -10,7 +10,7 @@ import SpeechCore
 public final class Daemon {
     private let loop = MainLoop()
     private let server: SoundServer
-    private let synthesis: SynthesisClient
+    private let synthesis: EngineRouter
     private let engine: ReadingEngine
     private let reader: Reader
     private let preparer = UtterancePreparer()
@@ -43,7 +43,7 @@ public final class Daemon {
             "application.id": Names.applicationID,
             "application.icon_name": Names.applicationID,
         ])
-        synthesis = SynthesisClient(argv: [executablePath(), "worker"])
+        synthesis = EngineRouter.standard(preparer: preparer)
         engine = ReadingEngine(server: server, synthesis: synthesis)
         reader = Reader(engine: engine, preparer: preparer)
         lector = LectorService(reader: reader)

@@ -56,18 +56,21 @@ public struct DaemonCommands: LocalCommands {
         return DocumentWorker.run(format: arguments[0])
     }
 
-    /// `lector voices [--lang TAG]`: eSpeak NG's voices, one a line: BCP 47 tag, name, identifier, gender
-    /// (tab-separated). Exit status 1 when TAG matches no voice, 2 on a usage error.
+    /// `lector voices [--lang TAG]`: the voices, one a line: BCP 47 tag, name, identifier, gender, engine
+    /// (`espeak-ng` or `piper`), tab-separated; eSpeak NG's first, then the Piper voices found (`Piper.voices`).
+    /// `lector voices add FILE.onnx`: installs a Piper voice (`addPiperVoice`). Exit status 1 when TAG matches
+    /// no voice or the voice cannot be added, 2 on a usage error.
     public func voices(_ arguments: [String]) -> Int32 {
-        let parser = OptionParser(parameterString: "", summary: "Lists eSpeak NG's voices, one a line: BCP 47 tag, name, identifier, gender (tab-separated).")
+        if arguments.count > 1 && arguments[1] == "add" { return addPiperVoice(Array(arguments.dropFirst(2))) }
+        let parser = OptionParser(parameterString: "[add FILE.onnx]", summary: "Lists the voices, one a line: BCP 47 tag, name, identifier, gender, engine (tab-separated). `lector voices add FILE.onnx` installs a Piper voice and its FILE.onnx.json.")
         let lang = parser.string("lang", short: "l", "Only the voices for this language (BCP 47 tag)", argument: "TAG")
         let rest: [String]
         do { rest = try parser.parse(arguments) } catch {
             printError(error.description)
             return 2
         }
-        guard rest.isEmpty else { printError("voices takes no arguments"); return 2 }
-        let voices = VoiceCatalog.load()
+        guard rest.isEmpty else { printError("voices takes no arguments but `add FILE.onnx`"); return 2 }
+        let voices = VoiceCatalog.load() + Piper.voices()
         var selected = voices
         if let tag = lang.value {
             let matcher = LanguageMatcher(voices: voices)
@@ -83,8 +86,48 @@ public struct DaemonCommands: LocalCommands {
             }
         }
         for v in selected {
-            print([v.languages.first ?? "", v.name, v.identifier, v.gender.dbusName].joined(separator: "\t"))
+            print([v.languages.first ?? "", v.name, v.identifier, v.gender.dbusName, v.engine.rawValue].joined(separator: "\t"))
         }
+        return 0
+    }
+
+    /// `lector voices add FILE.onnx`: copies a Piper model and its `FILE.onnx.json` into Lector's own voices
+    /// (`$XDG_DATA_HOME/lector/voices`), after checking that the name is a Piper voice's
+    /// (`LANGUAGE_REGION-NAME-QUALITY.onnx`) and that the configuration is there. Prints the voice's identifier.
+    private func addPiperVoice(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") else {
+            printError("usage: lector voices add FILE.onnx")
+            return 2
+        }
+        guard let voice = Voice.piper(model: path) else {
+            printError("\(path): not a Piper voice (expected a model named like en_US-joe-medium.onnx)")
+            return 1
+        }
+        let file = String(path.split(separator: "/").last ?? "")
+        let target = Piper.ownVoices + "/" + file
+        do {
+            guard fileTest(path, .isRegular) else { printError("\(path): no such file"); return 1 }
+            guard fileTest(path + ".json", .isRegular) else {
+                printError("\(path): its configuration \(file).json is missing beside it; Piper needs both")
+                return 1
+            }
+            let model = try readFile(path)
+            let config = try readFile(path + ".json")
+            guard !model.isEmpty, config.first == UInt8(ascii: "{") else {
+                printError("\(path): an empty model or a configuration that is not JSON")
+                return 1
+            }
+            do throws(Errno) { try makeDirectories(Piper.ownVoices) } catch {
+                printError("\(Piper.ownVoices): \(error)")
+                return 1
+            }
+            try writeFileAtomically(target + ".json", contents: config, mode: 0o644)
+            try writeFileAtomically(target, contents: model, mode: 0o644)
+        } catch {
+            printError(error.message)
+            return 1
+        }
+        print(voice.identifier)
         return 0
     }
 

@@ -37,7 +37,7 @@ struct OfflineRenderer {
 /// text given no language changes voice per paragraph), until the last has ended, failed or been lost.
 private final class OfflineSynthesis {
     private let utterance: Utterance
-    private let client = SynthesisClient(argv: [executablePath(), "worker"])
+    private let client: any SpeechEngine = EngineRouter.standalone()  // eSpeak NG's and Piper's workers
     private let loop = MainLoop()
     /// The sentence being synthesized, and the tag of its request.
     private var index = -1

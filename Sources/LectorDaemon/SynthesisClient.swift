@@ -112,11 +112,23 @@ final class SynthesisClient {
     let sampleRate: Int
 
     /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed, whose worker
-    /// renders `sampleRate` Hz (a worker that announces another rate is treated as malformed and replaced).
-    init(argv: [String], sampleRate: Int = WorkerFrame.eSpeakSampleRate) {
+    /// renders `sampleRate` Hz (a worker that announces another rate is treated as malformed and replaced), and
+    /// takes it for hung after `stallLimit` µs without a frame while it has work (``stallLimit`` for eSpeak NG;
+    /// the Piper worker sends an empty audio frame every 100 ms while its model loads or a sentence is
+    /// synthesized). `engine` names the engine in log lines (e.g. "eSpeak NG crashed (signal 6)").
+    init(argv: [String], sampleRate: Int = WorkerFrame.eSpeakSampleRate, stallLimit: Int64 = SynthesisClient.stallLimit,
+         engine: String = "eSpeak NG") {
         self.argv = argv
         self.sampleRate = sampleRate
+        self.workerStallLimit = stallLimit
+        self.engineName = engine
     }
+
+    /// No request is waiting for an answer.
+    var isIdle: Bool { outstanding.isEmpty }
+
+    private let workerStallLimit: Int64
+    private let engineName: String
 
     /// Whether the reader has enough audio for now: the worker's output is left in the pipe until this turns
     /// false again. Frames of cancelled requests are read (and dropped) all the same.
@@ -310,6 +322,7 @@ final class SynthesisClient {
         let tag: UInt32
         switch frame {
         case .ready: onFrame?(frame); return
+        case .audio(_, let samples) where samples.isEmpty: return // a sign of life (already counted as progress)
         case .audio(let t, _), .word(let t, _, _, _): tag = t
         case .end(let t, _), .failed(let t, _):
             tag = t
@@ -352,7 +365,7 @@ final class SynthesisClient {
         var fromOutside = false
         switch (worker.killed, status) {
         case (.stalled?, _):
-            reason = "the synthesis engine stopped responding (nothing for \(Self.stallLimit / 1_000) ms)"
+            reason = "the synthesis engine stopped responding (nothing for \(workerStallLimit / 1_000) ms)"
             fromOutside = true
         case (.stuckOnCancel?, _):
             reason = "the synthesis worker was replaced"
@@ -362,7 +375,7 @@ final class SynthesisClient {
         case (nil, .exited(let code)):
             reason = "the synthesis worker exited with status \(code)"
         case (nil, .signaled(let sig)):
-            reason = sig == SIGKILL ? "the synthesis worker was killed" : "eSpeak NG crashed (signal \(sig))"
+            reason = sig == SIGKILL ? "the synthesis worker was killed" : "\(engineName) crashed (signal \(sig))"
             fromOutside = sig == SIGKILL
         }
         // The worker was on the first request; the cancelled ones need not be sent again.
@@ -399,7 +412,7 @@ final class SynthesisClient {
         watchdog.cancel()
         guard let worker = process, worker.killed == nil, hasWork, !(holding && headIsWanted) else { return }
         let now = MainContext.monotonicMicroseconds
-        var due = lastProgress + Self.stallLimit
+        var due = lastProgress + workerStallLimit
         if let abandoned = outstanding.first?.abandonedAt { due = min(due, abandoned + Self.cancelLimit) }
         let wait = UInt32(max(1, min((due - now + 999) / 1_000, Int64(UInt32.max))))
         watchdog.arm(milliseconds: wait) { [weak self] in self?.watchdogFired() }
@@ -414,7 +427,7 @@ final class SynthesisClient {
             kill(worker, .stuckOnCancel)
             return
         }
-        if now - lastProgress >= Self.stallLimit {
+        if now - lastProgress >= workerStallLimit {
             // The daemon may have been the slow one: output waiting in the pipe is progress not read yet.
             if (try? worker.child.stdoutFD.wait(for: .readable, timeoutMilliseconds: 0)) == true {
                 lastProgress = now

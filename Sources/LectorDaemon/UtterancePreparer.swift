@@ -38,9 +38,10 @@ final class UtterancePreparer {
     /// The user's settings (default language, voice per language, rate, pitch); see `Configuration`.
     private(set) var configuration = Configuration()
 
-    /// A preparer for `voices` (by default the installed ones: `VoiceCatalog.load()`), evaluated when first
+    /// A preparer for `voices` (by default the installed ones: eSpeak NG's, `VoiceCatalog.load()`, then
+    /// Piper's, `Piper.voices()`), evaluated when first
     /// needed.
-    init(voices: @escaping @autoclosure () -> [Voice] = VoiceCatalog.load()) {
+    init(voices: @escaping @autoclosure () -> [Voice] = VoiceCatalog.load() + Piper.voices()) {
         listVoices = voices
     }
 

@@ -70,12 +70,14 @@ public struct LanguageMatcher: Sendable {
         "sv", "us", "uy", "ve",
     ]
 
-    /// Indexes the languages of `voices` (usually ``VoiceCatalog/load()``).
+    /// Indexes the languages of `voices` (usually ``VoiceCatalog/load()``, and Piper's voices). Languages are
+    /// matched to eSpeak NG voices only: a Piper voice reads a language where it is asked for by name (`--voice`,
+    /// `[voices]` in the configuration), and ``voice(named:)`` finds it.
     public init(voices: [Voice]) {
         self.voices = voices
         var index: [String: [Entry]] = [:]
         var allTags: [String] = []
-        for (v, voice) in voices.enumerated() {
+        for (v, voice) in voices.enumerated() where voice.engine == .espeakNG {
             for (position, tag) in voice.languages.enumerated() {
                 let priority = position < voice.languagePriorities.count ? voice.languagePriorities[position] : 5
                 let key = tag.lowercased()
@@ -173,7 +175,7 @@ public struct LanguageMatcher: Sendable {
         }
         let word = raw.lowercased()
         if word.count >= 3 && word.allSatisfy({ $0.isLetter }) {
-            for voice in voices {
+            for voice in voices where voice.engine == .espeakNG {
                 let firstWord = voice.name.lowercased().split(whereSeparator: { !$0.isLetter }).first ?? ""
                 guard firstWord.hasPrefix(word), let tag = voice.languages.first else { continue }
                 // The bare language when it has a voice ("en" for every English voice), else the voice's tag.

@@ -1,9 +1,18 @@
 import CESpeakNG
 
-/// An installed eSpeak NG voice.
+/// An installed voice: an eSpeak NG voice, or a Piper neural voice (a model file and its configuration).
 ///
-/// Source: eSpeak NG's `espeak_VOICE` (speak_lib.h) as listed by `espeak_ListVoices`.
+/// Source: eSpeak NG's `espeak_VOICE` (speak_lib.h) as listed by `espeak_ListVoices`; for Piper, the model's
+/// file name (`en_US-joe-medium.onnx`: language, dataset, quality).
 public struct Voice: Equatable, Sendable {
+    /// The engine that speaks a voice.
+    public enum Engine: String, Equatable, Sendable {
+        /// eSpeak NG, in Lector's own worker (`lector worker`).
+        case espeakNG = "espeak-ng"
+        /// Piper (VITS models run with ONNX Runtime), in the Piper worker (`lector-piper-worker`).
+        case piper
+    }
+
     /// A voice's gender as eSpeak NG declares it (`espeak_VOICE.gender`: 0 none, 1 male, 2 female).
     public enum Gender: String, Equatable, Sendable {
         /// eSpeak NG gender 1.
@@ -31,6 +40,10 @@ public struct Voice: Equatable, Sendable {
     public var espeakLanguage: String
     /// The voice's gender.
     public var gender: Gender
+    /// The engine that speaks it.
+    public var engine: Engine = .espeakNG
+    /// For a Piper voice, the absolute path of its `.onnx` model (its `.onnx.json` beside it); nil for eSpeak NG.
+    public var model: String?
 
     /// Creates a voice description; `languagePriorities` defaults to 5 (eSpeak NG's usual) for every language.
     public init(
@@ -43,6 +56,25 @@ public struct Voice: Equatable, Sendable {
         self.languagePriorities = languagePriorities ?? Array(repeating: 5, count: languages.count)
         self.espeakLanguage = espeakLanguage
         self.gender = gender
+    }
+
+    /// The Piper voice of the model at `path`, named like Piper's published voices,
+    /// `LANGUAGE_REGION-DATASET-QUALITY.onnx` (`en_US-joe-medium.onnx`); nil for another name.
+    ///
+    /// Its ``identifier`` is `piper:` and the file's base name (`piper:en_US-joe-medium`), its ``name`` the base
+    /// name, its language the BCP 47 form of the first part (`en_US` → `en-US`, RFC 5646 section 2.1.1).
+    public static func piper(model path: String) -> Voice? {
+        guard path.hasSuffix(".onnx") else { return nil }
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        let base = String(file.dropLast(5))
+        let parts = base.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }),
+              let language = LanguageTag.canonical(String(parts[0])) else { return nil }
+        var voice = Voice(name: base, identifier: "piper:" + base, languages: [language], espeakLanguage: language,
+                          gender: .unknown)
+        voice.engine = .piper
+        voice.model = path
+        return voice
     }
 }
 

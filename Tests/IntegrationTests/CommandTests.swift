@@ -28,7 +28,7 @@ extension Integration {
             #expect(!lines.isEmpty, "no German voice: \(result)")
             for line in lines {
                 let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-                #expect(fields.count == 4, "not TAG<TAB>NAME<TAB>IDENTIFIER<TAB>GENDER: \(line.debugDescription)")
+                #expect(fields.count == 5, "not TAG<TAB>NAME<TAB>IDENTIFIER<TAB>GENDER<TAB>ENGINE: \(line.debugDescription)")
                 #expect(fields.first?.lowercased().hasPrefix("de") == true, "not German: \(line.debugDescription)")
             }
             let all = try await session.lector(["voices"])

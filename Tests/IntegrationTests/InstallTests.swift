@@ -30,6 +30,7 @@ extension Integration {
                 "libexec/lector-daemon",
                 "libexec/lector-window",
                 "share/dbus-1/services/org.lector.Lector.Window.service",
+                "libexec/lector-piper-worker",
                 "share/applications/org.lector.Lector.desktop",
                 "share/dbus-1/services/org.lector.Lector.service",
                 "share/dbus-1/interfaces/org.lector.Lector1.xml",
@@ -43,7 +44,8 @@ extension Integration {
             for path in expected {
                 #expect(fm.fileExists(atPath: "\(usr)/\(path)"), "not installed: /usr/\(path)")
             }
-            #expect(fm.isExecutableFile(atPath: "\(usr)/bin/lector") && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-daemon"))
+            #expect(fm.isExecutableFile(atPath: "\(usr)/bin/lector") && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-daemon")
+                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-piper-worker"))
             let units = ["lib/systemd/user/lector.service", "share/systemd/user/lector.service"].filter { fm.fileExists(atPath: "\(usr)/\($0)") }
             #expect(units.count == 1, "the systemd user unit: \(units)")
             // Nothing else: every installed file is one of those.
