@@ -19,6 +19,8 @@ let package = Package(
         // C libraries (module maps only)
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CGio", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
@@ -37,12 +39,17 @@ let package = Package(
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims", "SystemKit"]),
         .target(name: "LanguageDetection", dependencies: ["CLectorCLD2"]),
+        // Audio files: the formats through libsndfile, sample rates through libsoxr
+        .target(name: "SoundFile", dependencies: ["CSndFile", "SystemKit"]),
+        .target(name: "Resampling", dependencies: ["CSoxr"]),
+        // Pure Swift: audiobook tags (Vorbis comments, Ogg pages, FLAC blocks, ID3v2), chapters, progress
+        .target(name: "Audiobook", dependencies: ["SystemKit"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
         .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore", "SystemKit"]),
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit"]),
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "Audiobook"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
@@ -52,6 +59,7 @@ let package = Package(
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore", "TestSupport"]),
         .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
+        .testTarget(name: "AudiobookTests", dependencies: ["Audiobook", "SystemKit"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "SystemKit"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),

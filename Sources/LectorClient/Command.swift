@@ -91,7 +91,13 @@ public enum Command {
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
-        let output = parser.string("output", short: "o", "Render to a WAV file instead of playing (no daemon, no sound server)", argument: "FILE.wav")
+        let output = parser.string("output", short: "o", "Render to an audio file instead of playing (no daemon, no sound server): .wav, .flac, .ogg, .opus or .mp3", argument: "FILE")
+        let format = parser.string("format", "With --output: wav, flac, ogg, opus or mp3 (default: from the extension)", argument: "FORMAT")
+        let bitrate = parser.integer("bitrate", "With --output: bit rate of ogg, opus and mp3, in kbit/s (default 48; opus 32)", argument: "KBPS")
+        let jobs = parser.integer("jobs", short: "j", "With --output: synthesis workers in parallel (default: one per core)", argument: "N")
+        let quiet = parser.flag("quiet", "With --output: no progress bar")
+        let force = parser.flag("force", "With --output: replace an existing file")
+        let split = parser.string("split", "With --output: \"chapters\" writes one file per chapter and an .m3u playlist", argument: "chapters")
         guard let rest = parse(parser, args) else { return 2 }
         // Rendering runs in lector-daemon; hand over before standard input is read.
         if output.value != nil, local == nil { return DaemonExecutable.become(arguments) }
@@ -107,7 +113,20 @@ public enum Command {
                 options.title = input.title
                 options.url = input.url
                 options.ssml = ssml.value || input.ssml
-                return local.render(input.text, options: options, to: output)
+                var render = RenderOptions(path: output)
+                render.format = format.value
+                render.bitrate = bitrate.value
+                render.jobs = jobs.value
+                render.quiet = quiet.value
+                render.force = force.value
+                if let split = split.value {
+                    guard split == "chapters" else {
+                        printError("--split takes \"chapters\", not “\(split)”")
+                        return 2
+                    }
+                    render.splitChapters = true
+                }
+                return local.render(input.text, options: options, render: render)
             }
         }
 

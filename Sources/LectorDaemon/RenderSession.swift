@@ -1,0 +1,144 @@
+@preconcurrency import Glibc
+import Audiobook
+import GLibKit
+import LectorCommon
+import SoundFile
+import SpeechCore
+import SystemKit
+
+/// One run of `OfflineRenderer`: the loop, the workers, the file being written, the progress bar and the
+/// signals that interrupt it.
+final class RenderSession {
+    private let renderer: OfflineRenderer
+    private let format: AudioFormat
+    private let parts: [OfflineRenderer.Part]
+    private let marks: [(sentence: Int, title: String)]
+    private let loop = MainLoop()
+    private var file: AudiobookFile?
+    private var partIndex = -1
+    private var nextMark = 0
+    private var written: [(path: String, title: String, seconds: Int)] = []
+    private var failure: RenderError?
+    private var interrupted = false
+    private let progress: ProgressBar?
+    private var totalSamples = 0
+
+    init(renderer: OfflineRenderer, format: AudioFormat, parts: [OfflineRenderer.Part], marks: [(sentence: Int, title: String)]) {
+        self.renderer = renderer
+        self.format = format
+        self.parts = parts
+        self.marks = marks
+        progress = renderer.options.quiet || isatty(STDERR_FILENO) == 0 ? nil
+            : ProgressBar(textLength: renderer.utterance.text.unicodeScalars.count)
+    }
+
+    /// Renders every part. Returns the exit status.
+    /// - Throws: `RenderError` for a failure to report (the files are removed first).
+    func run() throws(RenderError) -> Int32 {
+        let jobs = renderer.options.jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let synthesis = ParallelSynthesis(renderer.utterance, jobs: max(1, jobs), workerArgv: renderer.workerArgv, loop: loop)
+        synthesis.onSentence = { [unowned self] index, pcm in sentence(index, pcm) }
+        let signals = [SIGINT, SIGTERM].map { signum in
+            MainContext.unixSignal(signum) { [unowned self] in
+                interrupted = true
+                synthesis.stop()
+                return true
+            }
+        }
+        defer { signals.forEach { $0.cancel() } }
+        do throws(RenderError) {
+            try openPart(0)
+            try synthesis.run()
+            progress?.finish()
+            if interrupted {
+                TemporaryFiles.removeAll()
+                printError("interrupted; no file written")
+                return 130
+            }
+            if let failure { throw failure }
+            try closePart()
+            if parts.count > 1 { try writePlaylist() }
+            return 0
+        } catch {
+            progress?.finish()
+            file?.abandon()
+            TemporaryFiles.removeAll()
+            throw error
+        }
+    }
+
+    /// Writes a sentence's audio into the part it belongs to, with the chapter marks that start at it.
+    private func sentence(_ index: Int, _ pcm: [Int16]) -> Bool {
+        do throws(RenderError) {
+            while partIndex + 1 < parts.count && parts[partIndex + 1].firstSentence <= index {
+                try closePart()
+                try openPart(partIndex + 1)
+            }
+            while nextMark < marks.count && marks[nextMark].sentence <= index {
+                file?.mark(marks[nextMark].title)
+                nextMark += 1
+            }
+            try file?.write(pcm)
+            totalSamples += pcm.count
+            progress?.update(done: renderer.utterance.sentences[index].range.upperBound,
+                             audioSeconds: Double(totalSamples) / Double(ReadingEngine.sampleRate))
+            return true
+        } catch {
+            failure = error
+            return false
+        }
+    }
+
+    private func openPart(_ index: Int) throws(RenderError) {
+        partIndex = index
+        let part = parts[index]
+        file = try AudiobookFile(path: part.path, format: format, bitrate: renderer.options.bitrate,
+                                 sourceRate: ReadingEngine.sampleRate, tags: part.tags)
+    }
+
+    private func closePart() throws(RenderError) {
+        guard let file else { return }
+        self.file = nil
+        let part = parts[partIndex]
+        try file.commit()
+        written.append((part.path, part.tags.title ?? "", file.samples / ReadingEngine.sampleRate))
+    }
+
+    private func writePlaylist() throws(RenderError) {
+        let path = ChapterPlan.playlistPath(renderer.options.path)
+        let text = ChapterPlan.playlist(written)
+        do throws(Errno) {
+            let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+            defer { try? fd.close() }
+            try fd.writeAll(Array(text.utf8))
+        } catch {
+            throw RenderError(message: "cannot write \(path): \(error)")
+        }
+    }
+}
+
+/// The progress bar on standard error (a terminal): redrawn in place at most every 100 ms.
+final class ProgressBar {
+    private let textLength: Int
+    private let start = MainContext.monotonicMicroseconds
+    private var lastDrawn: Int64 = 0
+    private var drawn = false
+
+    init(textLength: Int) { self.textLength = max(textLength, 1) }
+
+    /// The rendering has reached scalar `done` of the text, with `audioSeconds` of audio.
+    func update(done: Int, audioSeconds: Double) {
+        let now = MainContext.monotonicMicroseconds
+        guard now - lastDrawn >= 100_000 || done >= textLength else { return }
+        lastDrawn = now
+        let line = ProgressLine(fraction: Double(done) / Double(textLength), elapsed: Double(now - start) / 1e6, audio: audioSeconds)
+        fputs("\r" + line.text() + "\u{1B}[K", stderr)
+        drawn = true
+    }
+
+    /// Ends the bar's line.
+    func finish() {
+        if drawn { fputs("\n", stderr) }
+        drawn = false
+    }
+}
