@@ -3,86 +3,107 @@ import LectorCommon
 import SpeechCore
 import Synthesis
 
-/// The synthesis of one utterance by several workers at once, for offline rendering: each worker is a
-/// `SynthesisClient` (its own process, watchdog, restarts and retry), sentences go to whichever worker has
-/// room, and their audio is handed on strictly in order. Each request carries its own voice, rate and pitch,
-/// so a sentence sounds the same whichever worker reads it, and the audio is the one a single worker gives.
+/// The synthesis of one utterance by several workers at once, for offline rendering.
 ///
-/// Memory is bounded: a worker has at most ``inFlight`` requests, and no sentence is asked for more than
-/// ``window`` sentences ahead of the first one not yet handed on.
+/// The sentences are cut into segments of ``segmentLength``; each segment is read, in order, by a worker
+/// started for it alone (a `SynthesisClient`: its own process, watchdog, restarts and retry). eSpeak NG
+/// carries state from one text to the next inside a process (its wave generator's phase and pitch flutter),
+/// so a sentence sounds a few samples different after another one: a fresh engine per segment makes the
+/// audio depend on the text only, identical whatever the number of workers. Segments go to whichever
+/// worker is free; the audio is handed on strictly in order.
+///
+/// Memory is bounded: a worker has at most ``inFlight`` requests, and no segment starts more than
+/// ``segmentsAhead`` segments per worker after the first one not yet handed on whole.
 final class ParallelSynthesis {
+    /// Sentences per segment: a worker start (~20 ms) per 40 sentences (~2 min of speech).
+    static let segmentLength = 40
     /// Requests a worker has at once (the next is queued while one is synthesized: no round trip between them).
     static let inFlight = 2
-    /// How far ahead of the first sentence not handed on a sentence may be asked for, per worker.
-    static let windowPerWorker = 16
+    /// How many segments per worker may be under way or waiting ahead of the one being handed on.
+    static let segmentsAhead = 2
 
     /// Called on the main loop with each sentence's index and audio, in order (empty for a skipped one);
     /// returns false to stop (the output failed).
     var onSentence: ((_ index: Int, _ pcm: [Int16]) -> Bool)?
 
+    /// One worker and the segment it reads.
+    private final class Slot {
+        var client: SynthesisClient?
+        var segment: Range<Int> = 0..<0
+        var nextToSend = 0
+        var assigned: [Int] = []
+    }
+
     private let utterance: Utterance
-    private let clients: [SynthesisClient]
+    private let slots: [Slot]
+    private let workerArgv: [String]
     private let loop: MainLoop
-    private var nextToSend = 0
+    private var nextSegmentStart = 0
     private var nextToHand = 0
     /// Audio of sentences being synthesized, and of those done but waiting for an earlier one.
     private var partial: [Int: [Int16]] = [:]
     private var done: [Int: [Int16]] = [:]
-    /// The sentences each worker has been asked for and not yet answered.
-    private var assigned: [[Int]]
     private var failure: RenderError?
 
-    /// Readies `jobs` workers (started on the first request) started with `argv`, on `loop`.
+    /// Readies `jobs` workers (each started for its segment) started with `argv`, on `loop`.
     init(_ utterance: Utterance, jobs: Int, workerArgv: [String], loop: MainLoop) {
         self.utterance = utterance
         self.loop = loop
-        let count = max(1, min(jobs, max(1, utterance.sentences.count)))
-        clients = (0..<count).map { _ in SynthesisClient(argv: workerArgv) }
-        assigned = Array(repeating: [], count: count)
+        self.workerArgv = workerArgv
+        let segments = (utterance.sentences.count + Self.segmentLength - 1) / Self.segmentLength
+        slots = (0..<max(1, min(jobs, segments))).map { _ in Slot() }
     }
 
     /// Runs the loop until every sentence has been handed on, the output refused one, or `stop` was called.
     /// - Throws: `RenderError` when no worker can be started.
     func run() throws(RenderError) {
         guard !utterance.sentences.isEmpty else { return }
-        for (w, client) in clients.enumerated() {
-            client.onFrame = { [unowned self] frame in received(frame, worker: w) }
-            client.onLost = { [unowned self] tag, reason in
-                let index = Int(tag) - 1
-                printError("warning: \(reason) on sentence \(index + 1) (“\(utterance.sentences[index].excerpt)”); skipped it")
-                finished(index, worker: w, keep: false)
-            }
-            client.onUnavailable = { [unowned self] reason in
-                failure = RenderError(message: reason)
-                loop.quit()
-            }
-        }
-        _ = MainContext.idle { [unowned self] in send() }
+        _ = MainContext.idle { [unowned self] in schedule() }
         loop.run()
-        for client in clients { client.terminate() }
+        for slot in slots { slot.client?.terminate() }
         if let failure { throw failure }
     }
 
     /// Ends the run at the next turn of the loop (the workers are terminated).
     func stop() { loop.quit() }
 
-    private func received(_ frame: WorkerFrame, worker: Int) {
+    private func startSegment(_ slot: Slot) {
+        slot.client?.terminate()
+        let end = min(nextSegmentStart + Self.segmentLength, utterance.sentences.count)
+        slot.segment = nextSegmentStart..<end
+        slot.nextToSend = nextSegmentStart
+        nextSegmentStart = end
+        let client = SynthesisClient(argv: workerArgv)
+        client.onFrame = { [unowned self, unowned slot] frame in received(frame, slot: slot) }
+        client.onLost = { [unowned self, unowned slot] tag, reason in
+            let index = Int(tag) - 1
+            printError("warning: \(reason) on sentence \(index + 1) (“\(utterance.sentences[index].excerpt)”); skipped it")
+            finished(index, slot: slot, keep: false)
+        }
+        client.onUnavailable = { [unowned self] reason in
+            failure = RenderError(message: reason)
+            loop.quit()
+        }
+        slot.client = client
+    }
+
+    private func received(_ frame: WorkerFrame, slot: Slot) {
         switch frame {
         case .audio(let tag, let pcm):
             partial[Int(tag) - 1, default: []].append(contentsOf: pcm)
         case .end(let tag, _):
-            finished(Int(tag) - 1, worker: worker, keep: true)
+            finished(Int(tag) - 1, slot: slot, keep: true)
         case .failed(let tag, let message):
             printError("warning: sentence \(Int(tag)) not read: \(message)")
-            finished(Int(tag) - 1, worker: worker, keep: false)
+            finished(Int(tag) - 1, slot: slot, keep: false)
         default:
             break
         }
     }
 
-    private func finished(_ index: Int, worker: Int, keep: Bool) {
-        guard let slot = assigned[worker].firstIndex(of: index) else { return }
-        assigned[worker].remove(at: slot)
+    private func finished(_ index: Int, slot: Slot, keep: Bool) {
+        guard let position = slot.assigned.firstIndex(of: index) else { return }
+        slot.assigned.remove(at: position)
         let pcm = partial.removeValue(forKey: index) ?? []
         done[index] = keep ? pcm : []
         while let next = done.removeValue(forKey: nextToHand) {
@@ -90,23 +111,25 @@ final class ParallelSynthesis {
             nextToHand += 1
         }
         if nextToHand == utterance.sentences.count { return loop.quit() }
-        send()
+        schedule()
     }
 
-    /// Gives each worker with room the next sentences, within the window.
-    private func send() {
-        let limit = min(utterance.sentences.count, nextToHand + ParallelSynthesis.windowPerWorker * clients.count)
-        var progressed = true
-        while progressed {
-            progressed = false
-            for (w, client) in clients.enumerated() where nextToSend < limit && assigned[w].count < ParallelSynthesis.inFlight {
-                let index = nextToSend
-                nextToSend += 1
-                assigned[w].append(index)
+    /// Gives free workers a segment (within the bound) and each worker the next sentences of its segment.
+    private func schedule() {
+        let limit = (nextToHand / Self.segmentLength + Self.segmentsAhead * slots.count) * Self.segmentLength
+        for slot in slots {
+            if slot.nextToSend == slot.segment.upperBound && slot.assigned.isEmpty
+                && nextSegmentStart < min(limit, utterance.sentences.count) {
+                startSegment(slot)
+            }
+            guard let client = slot.client else { continue }
+            while slot.nextToSend < slot.segment.upperBound && slot.assigned.count < Self.inFlight {
+                let index = slot.nextToSend
+                slot.nextToSend += 1
+                slot.assigned.append(index)
                 let sentence = utterance.sentences[index]
                 client.configure(voice: utterance.voice(ofSentence: index).engineVoice, rate: utterance.rate, pitch: utterance.pitch)
                 client.synthesize(sentence.markup ?? sentence.text, tag: UInt32(truncatingIfNeeded: index + 1), ssml: sentence.markup != nil)
-                progressed = true
             }
         }
     }
