@@ -33,6 +33,15 @@ public enum Retagging {
         }
     }
 
+    /// Copies `source` (from its current offset, after any ID3v2 tag there) to the end of `destination`: MPEG
+    /// audio frames of separately encoded segments, which decoders read as one stream.
+    /// - Throws: the `Errno` of a read or write.
+    public static func copy(from source: FileDescriptor, to destination: FileDescriptor) throws {
+        let input = ByteReader(source)
+        try input.skip(ID3v2.size(atStartOf: try input.peek(10)))
+        try input.copyRest(to: destination)
+    }
+
     /// FLAC: "fLaC", metadata blocks (1 byte last-flag and type, 24-bit big-endian length, body), frames.
     private static func rewriteFLAC(_ input: ByteReader, _ output: FileDescriptor, _ tags: AudioTags) throws {
         guard try input.read(4) == Array("fLaC".utf8) else { throw RetagError.layout("not a FLAC file") }

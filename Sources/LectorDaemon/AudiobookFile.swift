@@ -17,6 +17,8 @@ final class AudiobookFile {
     private let fd: FileDescriptor
     private var writer: SoundFileWriter?
     private let resampler: Resampler?
+    /// The encoding in parallel segments (Opus and MP3 with encoder threads), else nil: `writer` encodes.
+    let segmented: SegmentedOutput?
     /// Samples at the source rate written so far.
     private(set) var samples = 0
     private let sourceRate: Int
@@ -24,7 +26,8 @@ final class AudiobookFile {
     /// Starts writing `format` for the final `path`; `tags` are written at the end, their chapter marks
     /// added with `mark`.
     /// - Throws: `RenderError` with one line when the hidden file cannot be created or the format not written.
-    init(path: String, format: AudioFormat, bitrate: Int?, sourceRate: Int, tags: AudioTags) throws(RenderError) {
+    /// With `pool`, Opus and MP3 are encoded in segments on its threads (`SegmentedOutput`).
+    init(path: String, format: AudioFormat, bitrate: Int?, sourceRate: Int, tags: AudioTags, pool: EncoderPool?) throws(RenderError) {
         self.path = path
         self.format = format
         self.tags = tags
@@ -39,6 +42,13 @@ final class AudiobookFile {
         }
         TemporaryFiles.add(encodedPath)
         let rate = format.encodingRate(forSourceRate: sourceRate)
+        if let pool, format == .opus || format == .mp3 {
+            segmented = SegmentedOutput(pool: pool, format: format, output: fd, basePath: encodedPath, sourceRate: sourceRate)
+            resampler = nil
+            writer = nil
+            return
+        }
+        segmented = nil
         do {
             resampler = rate == sourceRate ? nil : try Resampler(from: sourceRate, to: rate)
             // Only WAV keeps libsndfile's own strings; the others get theirs when retagged.
@@ -62,6 +72,11 @@ final class AudiobookFile {
     /// Encodes `pcm` (16-bit mono at the source rate).
     /// - Throws: `RenderError` when it cannot be written (a full disk).
     func write(_ pcm: [Int16]) throws(RenderError) {
+        if let segmented {
+            try segmented.write(pcm)
+            samples += pcm.count
+            return
+        }
         guard let writer else { return }
         do {
             if let resampler { try writer.write(resampler.process(pcm)) } else { try writer.write(pcm) }
@@ -74,6 +89,12 @@ final class AudiobookFile {
     /// Finishes the encoding, writes the tags, and renames the file into place (replacing one there).
     /// - Throws: `RenderError` with one line; nothing is left behind then.
     func commit() throws(RenderError) {
+        if let segmented {
+            do throws(RenderError) { try segmented.finish() } catch {
+                abandon()
+                throw RenderError(message: "cannot write \(path): \(error)")
+            }
+        }
         do {
             if let resampler { try writer?.write(resampler.flush()) }
             try writer?.finish()
@@ -107,6 +128,7 @@ final class AudiobookFile {
 
     /// Removes the hidden files (after a failure or once renamed).
     func abandon() {
+        segmented?.abandon()
         writer = nil
         try? fd.close()
         for file in [encodedPath, taggedPath] where TemporaryFiles.contains(file) {

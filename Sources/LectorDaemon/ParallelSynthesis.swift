@@ -64,6 +64,12 @@ final class ParallelSynthesis {
         if let failure { throw failure }
     }
 
+    /// Whether the workers' output is left in their pipes (``SynthesisClient/holding``): set while the main
+    /// thread waits for something else, so that the watchdog does not take the workers' silence for a hang.
+    var holding = false {
+        didSet { for slot in slots { slot.client?.holding = holding } }
+    }
+
     /// Ends the run at the next turn of the loop (the workers are terminated).
     func stop() { loop.quit() }
 
@@ -84,6 +90,7 @@ final class ParallelSynthesis {
             failure = RenderError(message: reason)
             loop.quit()
         }
+        client.holding = holding
         slot.client = client
     }
 

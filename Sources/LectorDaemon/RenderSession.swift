@@ -22,6 +22,8 @@ final class RenderSession {
     private var interrupted = false
     private let progress: ProgressBar?
     private var totalSamples = 0
+    private var pool: EncoderPool?
+    private var synthesis: ParallelSynthesis?
 
     init(renderer: OfflineRenderer, format: AudioFormat, parts: [OfflineRenderer.Part], marks: [(sentence: Int, title: String)]) {
         self.renderer = renderer
@@ -38,6 +40,12 @@ final class RenderSession {
         let jobs = renderer.options.jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let synthesis = ParallelSynthesis(renderer.utterance, jobs: max(1, jobs), workerArgv: renderer.workerArgv, loop: loop)
         synthesis.onSentence = { [unowned self] index, pcm in sentence(index, pcm) }
+        self.synthesis = synthesis
+        if format == .opus || format == .mp3 {
+            pool = try EncoderPool(threads: max(1, jobs), format: format, bitrate: renderer.options.bitrate,
+                                   sourceRate: ReadingEngine.sampleRate)
+        }
+        defer { pool?.close() }
         let signals = [SIGINT, SIGTERM].map { signum in
             MainContext.unixSignal(signum) { [unowned self] in
                 interrupted = true
@@ -92,8 +100,11 @@ final class RenderSession {
     private func openPart(_ index: Int) throws(RenderError) {
         partIndex = index
         let part = parts[index]
-        file = try AudiobookFile(path: part.path, format: format, bitrate: renderer.options.bitrate,
-                                 sourceRate: ReadingEngine.sampleRate, tags: part.tags)
+        let file = try AudiobookFile(path: part.path, format: format, bitrate: renderer.options.bitrate,
+                                     sourceRate: ReadingEngine.sampleRate, tags: part.tags, pool: pool)
+        // While waiting for the encoders the loop stands still: the workers' silence is not a hang.
+        file.segmented?.onBlocking = { [unowned self] blocking in synthesis?.holding = blocking }
+        self.file = file
     }
 
     private func closePart() throws(RenderError) {

@@ -78,6 +78,7 @@ public struct SoundFileError: Error, CustomStringConvertible {
 /// Not thread-safe: one writer is used by one thread at a time. The descriptor is the caller's (not closed).
 public final class SoundFileWriter {
     private let handle: OpaquePointer
+    private var closed = false
     /// The format written.
     public let format: AudioFormat
     /// Sample frames written so far.
@@ -116,7 +117,7 @@ public final class SoundFileWriter {
         _ = sf_set_string(handle, Int32(SF_STR_SOFTWARE), "Lector")
     }
 
-    deinit { sf_close(handle) }
+    deinit { if !closed { sf_close(handle) } }
 
     /// Encodes and writes `samples` (16-bit mono).
     /// - Throws: `SoundFileError` when libsndfile cannot write all of them (a full disk, an I/O error).
@@ -136,11 +137,17 @@ public final class SoundFileWriter {
         if Int(written) != samples.count { throw SoundFileError(description: String(cString: sf_strerror(handle))) }
     }
 
-    /// Flushes the encoder and finishes the file (headers, last pages); the writer must not be used after.
+    /// Flushes the encoder and finishes the file (headers, last pages: `sf_close`); the writer must not be
+    /// used after.
     /// - Throws: `SoundFileError` when the end cannot be written.
     public func finish() throws(SoundFileError) {
+        guard !closed else { return }
         sf_write_sync(handle)
         let error = sf_error(handle)
-        if error != 0 { throw SoundFileError(description: String(cString: sf_strerror(handle))) }
+        let message = error != 0 ? String(cString: sf_strerror(handle)) : nil
+        closed = true
+        if sf_close(handle) != 0 || message != nil {
+            throw SoundFileError(description: message ?? "libsndfile could not finish the file")
+        }
     }
 }

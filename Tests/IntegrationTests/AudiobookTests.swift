@@ -69,6 +69,34 @@ extension Integration {
             #expect(one.count > 1_000_000 && one == two, "\(one.count) and \(two.count) bytes")
         }
 
+        @Test("Opus and MP3 encoded in segments on two threads join into one valid stream, as long as the WAV within 1 %")
+        func segmentsJoined() async throws {
+            let session = try await world(.bare)
+            let dir = try Self.folder(session, "segments")
+            // About 100 s of speech: two segments of encoding.
+            let long = Array(repeating: Lector.sentences, count: 12).joined(separator: " ")
+            for format in ["wav", "opus", "mp3"] {
+                let render = try await session.lector(["read", "--lang", "en", "--jobs", "2", "--quiet", "--output",
+                                                       dir.appendingPathComponent("long.\(format)").path, long], timeout: 180)
+                #expect(render.status == 0 && render.stderr.isEmpty, "\(format): \(render)")
+            }
+            let wav = try #require(await Self.duration(session, dir.appendingPathComponent("long.wav")))
+            #expect(wav > 70, "WAV of \(wav) s")
+            for format in ["opus", "mp3"] {
+                let file = dir.appendingPathComponent("long.\(format)")
+                let seconds = try #require(await Self.duration(session, file))
+                #expect(abs(seconds - wav) <= wav * 0.01, "\(format): \(seconds) s, WAV \(wav) s")
+                let decode = try await session.run("ffmpeg", ["-v", "error", "-i", file.path, "-f", "null", "-"], timeout: 120)
+                #expect(decode.status == 0 && decode.stderr.isEmpty, "\(format): \(decode)")
+            }
+            let opus = try await session.run("opusinfo", [dir.appendingPathComponent("long.opus").path])
+            #expect(opus.status == 0, "\(opus)")
+            #expect(opus.stdout.components(separatedBy: "New logical stream").count == 2, "not one stream: \(opus)")
+            #expect(!opus.stdout.contains("WARNING") && !opus.stdout.contains("ERROR") && opus.stderr.isEmpty, "\(opus)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            #expect(left == ["long.mp3", "long.opus", "long.wav"], "\(left)")
+        }
+
         @Test("a progress bar with percent, elapsed, time left and speed on a terminal; nothing on a pipe or with --quiet")
         func progress() async throws {
             let session = try await world(.bare)
