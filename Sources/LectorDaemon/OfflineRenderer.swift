@@ -35,6 +35,21 @@ struct OfflineRenderer {
         return format
     }
 
+    /// Refuses a bit rate the format does not take, or fewer than one job, in one line.
+    /// - Throws: `RenderError` naming the accepted range.
+    static func checkLimits(_ options: RenderOptions, format: AudioFormat) throws(RenderError) {
+        if let jobs = options.jobs, jobs < 1 || jobs > 64 {
+            throw RenderError(message: "--jobs takes 1 to 64, not \(jobs)")
+        }
+        guard let bitrate = options.bitrate else { return }
+        guard let (range, _) = format.bitrates else {
+            throw RenderError(message: "--bitrate does not apply to \(format.rawValue), which is lossless")
+        }
+        guard range.contains(bitrate) else {
+            throw RenderError(message: "--bitrate for \(format.rawValue) takes \(range.lowerBound) to \(range.upperBound) kbit/s, not \(bitrate)")
+        }
+    }
+
     /// One output file of the rendering: its path, tags, and the first sentence read into it.
     struct Part {
         var path: String
@@ -69,6 +84,10 @@ struct OfflineRenderer {
     func run() -> Int32 {
         do throws(RenderError) {
             let format = try OfflineRenderer.format(of: options)
+            try OfflineRenderer.checkLimits(options, format: format)
+            if options.splitChapters && utterance.structure.chapters.isEmpty {
+                printError("warning: the text has no chapters; writing one file")
+            }
             let (parts, marks) = self.parts(format: format)
             var paths = parts.map(\.path)
             if options.splitChapters && parts.count > 1 { paths.append(ChapterPlan.playlistPath(options.path)) }

@@ -44,6 +44,17 @@ import Testing
     }
 }
 
+@Suite struct OpusJoinTests {
+    @Test("a packet's duration from its TOC: SILK 20 ms, hybrid 10 ms twice, CELT 2.5 ms × 3 frames (code 3)")
+    func durations() {
+        #expect(OggOpusJoiner.samples(ofPacketStartingWith: [1 << 3 | 0]) == 960)
+        #expect(OggOpusJoiner.samples(ofPacketStartingWith: [12 << 3 | 1]) == 960)
+        #expect(OggOpusJoiner.samples(ofPacketStartingWith: [16 << 3 | 3, 3]) == 360)
+        #expect(OggOpusJoiner.samples(ofPacketStartingWith: [31 << 3 | 0]) == 960)
+        #expect(OggOpusJoiner.samples(ofPacketStartingWith: []) == 0)
+    }
+}
+
 @Suite struct PlanTests {
     @Test("A chapter's first sentence is the first ending after its start")
     func firstSentences() {

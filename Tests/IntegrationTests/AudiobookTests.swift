@@ -150,7 +150,26 @@ extension Integration {
             #expect(left.isEmpty, "\(left)")
         }
 
-        @Test("an existing file is refused unless --force, an unknown extension or format lists the formats, an unwritable folder is one line")
+        @Test("a full disk stops the rendering with one line and leaves no file (a 256 KiB tmpfs; skipped where mount is not allowed)")
+        func fullDisk() async throws {
+            let session = try await world(.bare)
+            let dir = try Self.folder(session, "full")
+            let mount = try await session.run("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir.path])
+            guard mount.status == 0 else { return } // not root, or no mount namespace of our own
+            var results: [ProcessResult] = []
+            for format in ["wav", "opus"] {
+                results.append(try await session.lector(["read", "--lang", "en", "--quiet", "--output", dir.appendingPathComponent("book.\(format)").path,
+                                                         Array(repeating: Lector.sentences, count: 4).joined(separator: " ")], timeout: 60))
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            _ = try await session.run("umount", [dir.path])
+            for render in results {
+                #expect(render.status == 1 && render.stderrLines.count == 1 && render.stderr.contains("No space left on device"), "\(render)")
+            }
+            #expect(left.isEmpty, "\(left)")
+        }
+
+        @Test("an existing file is refused unless --force, an unknown extension or format lists the formats, a missing folder, a bit rate or job count out of range is one line")
         func badOutputs() async throws {
             let session = try await world(.bare)
             let dir = try Self.folder(session, "bad")
@@ -168,6 +187,11 @@ extension Integration {
             #expect(format.status == 1 && format.stderrLines.count == 1 && format.stderr.contains("wav, flac, ogg, opus, mp3"), "\(format)")
             let missing = try await session.lector(["read", "--output", dir.appendingPathComponent("no/such/x.ogg").path, "hello"])
             #expect(missing.status == 1 && missing.stderrLines.count == 1 && missing.stderr.contains("cannot write"), "\(missing)")
+            for (arguments, message) in [(["--bitrate", "500"], "--bitrate for opus takes 6 to 256 kbit/s, not 500"),
+                                         (["--jobs", "0"], "--jobs takes 1 to 64, not 0")] {
+                let refused = try await session.lector(["read", "--output", dir.appendingPathComponent("x.opus").path] + arguments + ["hello"])
+                #expect(refused.status == 1 && refused.stderrLines == ["lector: " + message], "\(refused)")
+            }
             let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             #expect(left == ["there.wav"], "\(left)")
         }
