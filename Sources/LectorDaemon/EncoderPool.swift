@@ -101,12 +101,14 @@ final class EncoderPool: Sendable {
             let resampler = rate == sourceRate ? nil : try Resampler(from: sourceRate, to: rate)
             let writer = try SoundFileWriter(fd: fd, format: format, sampleRate: rate, bitrate: bitrate, title: nil,
                                              artist: nil, originalRate: sourceRate)
-            if let resampler {
-                try writer.write(resampler.process(job.pcm))
-                try writer.write(resampler.flush())
-            } else {
-                try writer.write(job.pcm)
+            // A second at a time: the segment is not held a second time, resampled to floats.
+            var start = 0
+            while start < job.pcm.count {
+                let chunk = Array(job.pcm[start..<min(start + sourceRate, job.pcm.count)])
+                if let resampler { try writer.write(resampler.process(chunk)) } else { try writer.write(chunk) }
+                start += chunk.count
             }
+            if let resampler { try writer.write(resampler.flush()) }
             try writer.finish()
             return writer.frames
         } catch {
