@@ -3,7 +3,7 @@
 
     bench/audiobook.py --lector PATH [--size BYTES] [--smoke] [--output FILE.md] [--jobs N]
 
-Renders one text (data/samples/en.txt repeated to --size bytes; default 1 MB, --smoke 16 KB) to Opus with
+Renders one text (data/samples/en.txt repeated to --size bytes; default 1 MB, --smoke 8 KB) to Opus with
 Lector and with `espeak-ng -w` followed by `opusenc`, at the same bit rate and complexity (Lector's defaults
 for speech: 32 kbit/s, libopus complexity 10), plus opusenc at its own defaults, then to WAV, FLAC, Ogg Vorbis
 and MP3 with Lector. Each row: wall time, CPU time (user + system of every process, workers and encoder
@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--output")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     o = ap.parse_args()
-    size = o.size or (16 * 1024 if o.smoke else 1024 * 1024)
+    size = o.size or (8 * 1024 if o.smoke else 1024 * 1024)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, "data/samples/en.txt")) as f:
         para = " ".join(f.read().split())

@@ -64,6 +64,9 @@ final class AudiobookFile {
         }
     }
 
+    /// Samples at the source rate encoded into the file so far (behind `samples` while segments are encoded).
+    var encodedSamples: Int { segmented?.joinedSamples ?? samples }
+
     /// A chapter mark at the current position.
     func mark(_ title: String) {
         tags.chapters.append(AudioTags.Mark(title: title, start: samples * 1_000 / sourceRate))

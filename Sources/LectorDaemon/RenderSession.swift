@@ -22,6 +22,12 @@ final class RenderSession {
     private var interrupted = false
     private let progress: ProgressBar?
     private var totalSamples = 0
+    /// Samples of the parts already written.
+    private var earlierParts = 0
+    /// Where each sentence handed to the file ends, in samples of the whole rendering and in the text, until
+    /// its audio is encoded: the progress bar follows the encoding, not the synthesis ahead of it.
+    private var pendingEnds: [(samples: Int, text: Int)] = []
+    private var pendingHead = 0
     private var pool: EncoderPool?
     private var synthesis: ParallelSynthesis?
 
@@ -57,8 +63,8 @@ final class RenderSession {
         do throws(RenderError) {
             try openPart(0)
             try synthesis.run()
-            progress?.finish()
             if interrupted {
+                progress?.finish()
                 TemporaryFiles.removeAll()
                 printError("interrupted; no file written")
                 return 130
@@ -66,6 +72,7 @@ final class RenderSession {
             if let failure { throw failure }
             try closePart()
             if parts.count > 1 { try writePlaylist() }
+            progress?.finish(audioSeconds: Double(totalSamples) / Double(ReadingEngine.sampleRate))
             return 0
         } catch {
             progress?.finish()
@@ -88,13 +95,31 @@ final class RenderSession {
             }
             try file?.write(pcm)
             totalSamples += pcm.count
-            progress?.update(done: renderer.utterance.sentences[index].range.upperBound,
-                             audioSeconds: Double(totalSamples) / Double(ReadingEngine.sampleRate))
+            if progress != nil {
+                pendingEnds.append((totalSamples, renderer.utterance.sentences[index].range.upperBound))
+                showProgress()
+            }
             return true
         } catch {
             failure = error
             return false
         }
+    }
+
+    /// Moves the bar to the last sentence whose audio is encoded.
+    private func showProgress() {
+        guard let progress else { return }
+        let encoded = earlierParts + (file?.encodedSamples ?? 0)
+        var done: Int?
+        while pendingHead < pendingEnds.count && pendingEnds[pendingHead].samples <= encoded {
+            done = pendingEnds[pendingHead].text
+            pendingHead += 1
+        }
+        if pendingHead > 1_024 {
+            pendingEnds.removeFirst(pendingHead)
+            pendingHead = 0
+        }
+        if let done { progress.update(done: done, audioSeconds: Double(encoded) / Double(ReadingEngine.sampleRate)) }
     }
 
     private func openPart(_ index: Int) throws(RenderError) {
@@ -104,14 +129,16 @@ final class RenderSession {
                                      sourceRate: ReadingEngine.sampleRate, tags: part.tags, pool: pool)
         // While waiting for the encoders the loop stands still: the workers' silence is not a hang.
         file.segmented?.onBlocking = { [unowned self] blocking in synthesis?.holding = blocking }
+        file.segmented?.onJoined = { [unowned self] in showProgress() }
         self.file = file
     }
 
     private func closePart() throws(RenderError) {
         guard let file else { return }
-        self.file = nil
         let part = parts[partIndex]
         try file.commit()
+        self.file = nil
+        earlierParts += file.samples
         written.append((part.path, part.tags.title ?? "", file.samples / ReadingEngine.sampleRate))
     }
 
@@ -147,8 +174,13 @@ final class ProgressBar {
         drawn = true
     }
 
-    /// Ends the bar's line.
-    func finish() {
+    /// Ends the bar's line; after a complete rendering (`audioSeconds` given), drawn at 100 % first.
+    func finish(audioSeconds: Double? = nil) {
+        if let audioSeconds {
+            let elapsed = Double(MainContext.monotonicMicroseconds - start) / 1e6
+            fputs("\r" + ProgressLine(fraction: 1, elapsed: elapsed, audio: audioSeconds).text() + "\u{1B}[K", stderr)
+            drawn = true
+        }
         if drawn { fputs("\n", stderr) }
         drawn = false
     }

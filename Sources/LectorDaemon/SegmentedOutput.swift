@@ -24,6 +24,11 @@ final class SegmentedOutput {
     private let joiner: OggOpusJoiner?
     /// Called with true before the main thread blocks on the encoders, and false after.
     var onBlocking: ((Bool) -> Void)?
+    /// Called after a segment has been joined (for progress).
+    var onJoined: (() -> Void)?
+    /// Source samples encoded and joined into the output so far.
+    private(set) var joinedSamples = 0
+    private var segmentSizes: [Int: Int] = [:]
 
     /// Encodes `format` through `pool` into `output`, segments in hidden files named after `basePath`.
     init(pool: EncoderPool, format: AudioFormat, output: FileDescriptor, basePath: String, sourceRate: Int) {
@@ -72,6 +77,7 @@ final class SegmentedOutput {
         }
         let path = segmentPath(submitted)
         TemporaryFiles.add(path)
+        segmentSizes[submitted] = buffer.count
         pool.submit(EncoderPool.Job(number: submitted, pcm: buffer, path: path))
         buffer = []
         submitted += 1
@@ -94,7 +100,9 @@ final class SegmentedOutput {
             } catch {
                 throw RenderError(message: "cannot join the encoded audio: \(error)")
             }
+            joinedSamples += segmentSizes.removeValue(forKey: joined) ?? 0
             joined += 1
+            onJoined?()
         }
     }
 
