@@ -22,6 +22,9 @@ final class ParallelSynthesis {
     /// How many segments per worker may be under way or waiting ahead of the one being handed on.
     static let segmentsAhead = 2
 
+    /// The rate of the audio handed on, in Hz: what each worker must announce (eSpeak NG's).
+    static let sampleRate = WorkerFrame.eSpeakSampleRate
+
     /// Called on the main loop with each sentence's index and audio, in order (empty for a skipped one);
     /// returns false to stop (the output failed).
     var onSentence: ((_ index: Int, _ pcm: [Int16]) -> Bool)?
@@ -79,7 +82,7 @@ final class ParallelSynthesis {
         slot.segment = nextSegmentStart..<end
         slot.nextToSend = nextSegmentStart
         nextSegmentStart = end
-        let client = SynthesisClient(argv: workerArgv)
+        let client = SynthesisClient(argv: workerArgv, sampleRate: Self.sampleRate)
         client.onFrame = { [unowned self, unowned slot] frame in received(frame, slot: slot) }
         client.onLost = { [unowned self, unowned slot] tag, reason in
             let index = Int(tag) - 1

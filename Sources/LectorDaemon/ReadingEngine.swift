@@ -8,11 +8,10 @@ import Synthesis
 /// played samples, ticks, the sound going away) and carries out their actions on the engine (`SpeechEngine`),
 /// the sound (`Playback`) and the timers. All of it runs on the GLib main loop.
 final class ReadingEngine {
-    /// eSpeak NG 1.51 renders 22,050 Hz mono.
-    static let sampleRate = 22_050
-
     private(set) var manager = SpeechManager()
-    private(set) var timeline = ReadingTimeline(sampleRate: sampleRate)
+    private(set) var timeline: ReadingTimeline
+    /// The rate of the engine's audio and of the stream, in Hz.
+    var sampleRate: Int { timeline.durations.sampleRate }
 
     /// An event, at the moment it is heard, with the position heard then (µs).
     var onEvent: ((SpeechEvent, Int64) -> Void)?
@@ -31,7 +30,8 @@ final class ReadingEngine {
     private let release = OneShotTimer()
 
     init(server: SoundServer, synthesis: any SpeechEngine) {
-        playback = Playback(server: server, sampleRate: Self.sampleRate)
+        timeline = ReadingTimeline(sampleRate: synthesis.sampleRate)
+        playback = Playback(server: server, sampleRate: synthesis.sampleRate)
         self.synthesis = synthesis
         synthesis.onFrame = { [unowned self] frame in
             guard let frame = SynthesisFrame(frame) else { return }

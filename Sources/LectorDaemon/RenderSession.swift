@@ -22,6 +22,8 @@ final class RenderSession {
     private var interrupted = false
     private let progress: ProgressBar?
     private var totalSamples = 0
+    /// The rate of the workers' audio, in Hz (`SynthesisClient.sampleRate`, checked against each worker's).
+    private let sampleRate = ParallelSynthesis.sampleRate
     /// Samples of the parts already written.
     private var earlierParts = 0
     /// Where each sentence handed to the file ends, in samples of the whole rendering and in the text, until
@@ -49,7 +51,7 @@ final class RenderSession {
         self.synthesis = synthesis
         if format == .opus || format == .mp3 {
             pool = try EncoderPool(threads: max(1, jobs), format: format, bitrate: renderer.options.bitrate,
-                                   sourceRate: ReadingEngine.sampleRate)
+                                   sourceRate: sampleRate)
         }
         defer { pool?.close() }
         let signals = [SIGINT, SIGTERM].map { signum in
@@ -72,7 +74,7 @@ final class RenderSession {
             if let failure { throw failure }
             try closePart()
             if parts.count > 1 { try writePlaylist() }
-            progress?.finish(audioSeconds: Double(totalSamples) / Double(ReadingEngine.sampleRate))
+            progress?.finish(audioSeconds: Double(totalSamples) / Double(sampleRate))
             return 0
         } catch {
             progress?.finish()
@@ -119,14 +121,14 @@ final class RenderSession {
             pendingEnds.removeFirst(pendingHead)
             pendingHead = 0
         }
-        if let done { progress.update(done: done, audioSeconds: Double(encoded) / Double(ReadingEngine.sampleRate)) }
+        if let done { progress.update(done: done, audioSeconds: Double(encoded) / Double(sampleRate)) }
     }
 
     private func openPart(_ index: Int) throws(RenderError) {
         partIndex = index
         let part = parts[index]
         let file = try AudiobookFile(path: part.path, format: format, bitrate: renderer.options.bitrate,
-                                     sourceRate: ReadingEngine.sampleRate, tags: part.tags, pool: pool)
+                                     sourceRate: sampleRate, tags: part.tags, pool: pool)
         // While waiting for the encoders the loop stands still: the workers' silence is not a hang.
         file.segmented?.onBlocking = { [unowned self] blocking in synthesis?.holding = blocking }
         file.segmented?.onJoined = { [unowned self] in showProgress() }
@@ -139,7 +141,7 @@ final class RenderSession {
         try file.commit()
         self.file = nil
         earlierParts += file.samples
-        written.append((part.path, part.tags.title ?? "", file.samples / ReadingEngine.sampleRate))
+        written.append((part.path, part.tags.title ?? "", file.samples / sampleRate))
     }
 
     private func writePlaylist() throws(RenderError) {

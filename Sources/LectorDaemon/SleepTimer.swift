@@ -139,7 +139,7 @@ final class SleepTimer {
         case .off: return nil
         case .at(let deadline, _): return deadline - MainContext.monotonicMicroseconds
         case .paragraphEnd(_, let last):
-            let end = engine.startSample(of: last + 1) * 1_000_000 / Int64(ReadingEngine.sampleRate)
+            let end = engine.startSample(of: last + 1) * 1_000_000 / Int64(engine.sampleRate)
             return end - engine.position
         }
     }

@@ -14,6 +14,9 @@ protocol SpeechEngine: AnyObject {
     var onLost: ((_ tag: UInt32, _ reason: String) -> Void)? { get set }
     /// The engine cannot be started at all: reading cannot go on.
     var onUnavailable: ((_ reason: String) -> Void)? { get set }
+    /// The rate of the audio in `onFrame`'s audio frames, in Hz (mono, signed 16-bit), fixed for the engine's
+    /// lifetime: the playback stream and every position in samples use it.
+    var sampleRate: Int { get }
     /// Whether the reader has enough audio for now (the engine's output is left unread, back-pressure).
     var holding: Bool { get set }
 

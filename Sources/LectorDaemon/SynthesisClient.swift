@@ -108,9 +108,14 @@ final class SynthesisClient {
     /// When the worker last sent something, or was last given reason to (µs, monotonic).
     private var lastProgress: Int64 = 0
 
-    /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed.
-    init(argv: [String]) {
+    /// The rate of the audio in its frames, in Hz: what the worker must announce in its `ready` frame.
+    let sampleRate: Int
+
+    /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed, whose worker
+    /// renders `sampleRate` Hz (a worker that announces another rate is treated as malformed and replaced).
+    init(argv: [String], sampleRate: Int = WorkerFrame.eSpeakSampleRate) {
         self.argv = argv
+        self.sampleRate = sampleRate
     }
 
     /// Whether the reader has enough audio for now: the worker's output is left in the pipe until this turns
@@ -292,6 +297,10 @@ final class SynthesisClient {
                 return
             }
             guard let frame else { return }
+            if case .ready(let announced) = frame, announced != sampleRate {
+                kill(worker, .malformed("it renders \(announced) Hz, not \(sampleRate) Hz"))
+                return
+            }
             deliver(frame)
         }
     }

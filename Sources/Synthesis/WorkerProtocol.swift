@@ -61,6 +61,9 @@ public enum WorkerRequest: Equatable, Sendable {
 ///
 /// Wire format: see ``WorkerCodec``.
 public enum WorkerFrame: Equatable, Sendable {
+    /// The sample rate eSpeak NG 1.51 renders at, in Hz: what its worker announces in ``ready(sampleRate:)``.
+    public static let eSpeakSampleRate = 22_050
+
     /// Sent once at start-up after `espeak_Initialize`: the sample rate of all audio in Hz
     /// (22,050 for eSpeak NG 1.51). The audio is always mono, signed 16-bit.
     case ready(sampleRate: Int)

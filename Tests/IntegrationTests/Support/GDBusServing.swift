@@ -1,7 +1,9 @@
 import CGio
 
-// The C side of FakeBusPeer, which answers calls late or never: GLibKit's exported objects answer each call
-// before their handler returns, so this one peer stays on GDBus directly.
+// The C side of FakeBusPeer, which plays a program that answers late or never, property reads included.
+// GLibKit answers org.freedesktop.DBus.Properties at once for every object it exports (only methods can be
+// deferred, `DBusDeferringObject`), which is right for Lector and wrong for a hung peer: so this one peer
+// registers its object on GDBus directly, with no property handlers, and gets Get/GetAll as method calls.
 
 /// Opens a connection of this process to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
 /// Close it with `closeBus(_:)`.
