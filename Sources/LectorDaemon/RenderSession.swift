@@ -20,6 +20,7 @@ final class RenderSession {
     private var written: [(path: String, title: String, seconds: Int)] = []
     private var failure: RenderError?
     private var interrupted = false
+    private var synthesisEnded = false
     private let progress: ProgressBar?
     private var totalSamples = 0
     /// The rate of the workers' audio, in Hz (`SynthesisClient.sampleRate`, checked against each worker's).
@@ -65,6 +66,7 @@ final class RenderSession {
         do throws(RenderError) {
             try openPart(0)
             try synthesis.run()
+            synthesisEnded = true
             if interrupted {
                 progress?.finish()
                 TemporaryFiles.removeAll()
@@ -80,6 +82,10 @@ final class RenderSession {
             progress?.finish()
             file?.abandon()
             TemporaryFiles.removeAll()
+            if interrupted {
+                printError("interrupted; no file written")
+                return 130
+            }
             throw error
         }
     }
@@ -132,6 +138,14 @@ final class RenderSession {
         // While waiting for the encoders the loop stands still: the workers' silence is not a hang.
         file.segmented?.onBlocking = { [unowned self] blocking in synthesis?.holding = blocking }
         file.segmented?.onJoined = { [unowned self] in showProgress() }
+        // After the synthesis the loop no longer runs, and the last segments may take seconds: a pending
+        // SIGINT is dispatched here. (During it, a wait ends within a segment and the loop sees the signal;
+        // dispatching there would re-enter the workers' callbacks.)
+        file.segmented?.shouldStop = { [unowned self] in
+            guard synthesisEnded else { return false }
+            _ = MainContext.iterate(mayBlock: false)
+            return interrupted
+        }
         self.file = file
     }
 

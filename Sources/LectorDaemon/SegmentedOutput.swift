@@ -24,6 +24,8 @@ final class SegmentedOutput {
     private let joiner: OggOpusJoiner?
     /// Called with true before the main thread blocks on the encoders, and false after.
     var onBlocking: ((Bool) -> Void)?
+    /// Asked while the main thread waits for the encoders: true stops the encoding (an interruption).
+    var shouldStop: (() -> Bool)?
     /// Called after a segment has been joined (for progress).
     var onJoined: (() -> Void)?
     /// Source samples encoded and joined into the output so far.
@@ -54,7 +56,7 @@ final class SegmentedOutput {
         if !buffer.isEmpty || submitted == 0 { try submit() }
         try block { () throws(RenderError) in
             while joined < submitted {
-                pool.waitForResult()
+                try waitForResult()
                 try absorb()
             }
         }
@@ -71,7 +73,7 @@ final class SegmentedOutput {
     private func submit() throws(RenderError) {
         try block { () throws(RenderError) in
             while submitted - joined >= 2 * pool.threads {
-                pool.waitForResult()
+                try waitForResult()
                 try absorb()
             }
         }
@@ -110,5 +112,11 @@ final class SegmentedOutput {
         onBlocking?(true)
         defer { onBlocking?(false) }
         try body()
+    }
+
+    /// Waits for the next result, unless the rendering is to stop.
+    private func waitForResult() throws(RenderError) {
+        if shouldStop?() == true { throw RenderError(message: "interrupted") }
+        pool.waitForResult()
     }
 }
