@@ -94,11 +94,20 @@ public enum Command {
         let output = parser.string("output", short: "o", "Render to an audio file instead of playing (no daemon, no sound server): .wav, .flac, .ogg, .opus or .mp3", argument: "FILE")
         let format = parser.string("format", "With --output: wav, flac, ogg, opus or mp3 (default: from the extension)", argument: "FORMAT")
         let bitrate = parser.integer("bitrate", "With --output: bit rate of ogg, opus and mp3, in kbit/s (default 48; opus 32)", argument: "KBPS")
-        let jobs = parser.integer("jobs", short: "j", "With --output: synthesis workers in parallel (default: one per core)", argument: "N")
+        let jobs = parser.integer("jobs", short: "j", "With --output: synthesis workers and encoder threads in parallel (default: one per core)", argument: "N")
         let quiet = parser.flag("quiet", "With --output: no progress bar")
         let force = parser.flag("force", "With --output: replace an existing file")
         let split = parser.string("split", "With --output: \"chapters\" writes one file per chapter and an .m3u playlist", argument: "chapters")
         guard let rest = parse(parser, args) else { return 2 }
+        if output.value == nil {
+            let renderOnly: [(String, Bool)] = [("--format", format.value != nil), ("--bitrate", bitrate.value != nil),
+                                                ("--jobs", jobs.value != nil), ("--quiet", quiet.value),
+                                                ("--force", force.value), ("--split", split.value != nil)]
+            if let (name, _) = renderOnly.first(where: { $0.1 }) {
+                printError("\(name) goes with --output")
+                return 2
+            }
+        }
         // Rendering runs in lector-daemon; hand over before standard input is read.
         if output.value != nil, local == nil { return DaemonExecutable.become(arguments) }
 

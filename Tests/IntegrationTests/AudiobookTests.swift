@@ -192,6 +192,8 @@ extension Integration {
                 let refused = try await session.lector(["read", "--output", dir.appendingPathComponent("x.opus").path] + arguments + ["hello"])
                 #expect(refused.status == 1 && refused.stderrLines == ["lector: " + message], "\(refused)")
             }
+            let alone = try await session.lector(["read", "--jobs", "2", "hello"])
+            #expect(alone.status == 2 && alone.stderrLines == ["lector: --jobs goes with --output"], "\(alone)")
             let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             #expect(left == ["there.wav"], "\(left)")
         }
