@@ -67,11 +67,22 @@ final class ParallelSynthesis {
         if let failure { throw failure }
     }
 
-    /// Whether the workers' output is left in their pipes (``SynthesisClient/holding``): set while the main
-    /// thread waits for something else, so that the watchdog does not take the workers' silence for a hang.
-    var holding = false {
-        didSet { for slot in slots { slot.client?.holding = holding } }
+    /// Leaves the workers' output in their pipes (``SynthesisClient/holding``) until as many `release`s:
+    /// while the main thread is busy elsewhere (writing sentences, waiting for encoders), so that the
+    /// watchdog does not take the workers' unread output for a hang (a write to a disk busy flushing can
+    /// block for longer than ``SynthesisClient/stallLimit``).
+    func hold() {
+        holds += 1
+        for slot in slots { slot.client?.holding = true }
     }
+
+    /// Ends one `hold`; the workers are read again after the last.
+    func release() {
+        holds = max(0, holds - 1)
+        for slot in slots { slot.client?.holding = holds > 0 }
+    }
+
+    private var holds = 0
 
     /// Ends the run at the next turn of the loop (the workers are terminated).
     func stop() { loop.quit() }
@@ -93,7 +104,7 @@ final class ParallelSynthesis {
             failure = RenderError(message: reason)
             loop.quit()
         }
-        client.holding = holding
+        client.holding = holds > 0
         slot.client = client
     }
 
@@ -116,9 +127,14 @@ final class ParallelSynthesis {
         slot.assigned.remove(at: position)
         let pcm = partial.removeValue(forKey: index) ?? []
         done[index] = keep ? pcm : []
-        while let next = done.removeValue(forKey: nextToHand) {
-            guard onSentence?(nextToHand, next) ?? true else { return loop.quit() }
-            nextToHand += 1
+        // Held only when something is handed on: a worker stuck on the next sentence must still be caught.
+        if done[nextToHand] != nil {
+            hold()
+            defer { release() }
+            while let next = done.removeValue(forKey: nextToHand) {
+                guard onSentence?(nextToHand, next) ?? true else { return loop.quit() }
+                nextToHand += 1
+            }
         }
         if nextToHand == utterance.sentences.count { return loop.quit() }
         schedule()

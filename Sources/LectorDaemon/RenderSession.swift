@@ -136,7 +136,9 @@ final class RenderSession {
         let file = try AudiobookFile(path: part.path, format: format, bitrate: renderer.options.bitrate,
                                      sourceRate: sampleRate, tags: part.tags, pool: pool)
         // While waiting for the encoders the loop stands still: the workers' silence is not a hang.
-        file.segmented?.onBlocking = { [unowned self] blocking in synthesis?.holding = blocking }
+        file.segmented?.onBlocking = { [unowned self] blocking in
+            if blocking { synthesis?.hold() } else { synthesis?.release() }
+        }
         file.segmented?.onJoined = { [unowned self] in showProgress() }
         // After the synthesis the loop no longer runs, and the last segments may take seconds: a pending
         // SIGINT is dispatched here. (During it, a wait ends within a segment and the loop sees the signal;
