@@ -22,6 +22,11 @@ final class ParallelSynthesis {
     /// How many segments per worker may be under way or waiting ahead of the one being handed on.
     static let segmentsAhead = 2
 
+    /// How long a worker may send nothing before it is taken for hung, µs: 5 s, ten times the daemon's
+    /// (``SynthesisClient/stallLimit``). No one hears a rendering live, and a machine busy writing gigabytes
+    /// of audio can starve a worker (page faults, CPU) for more than half a second.
+    static let stallLimit: Int64 = 5_000_000
+
     /// The rate of the audio handed on, in Hz: what each worker must announce (eSpeak NG's).
     static let sampleRate = WorkerFrame.eSpeakSampleRate
 
@@ -93,7 +98,7 @@ final class ParallelSynthesis {
         slot.segment = nextSegmentStart..<end
         slot.nextToSend = nextSegmentStart
         nextSegmentStart = end
-        let client = SynthesisClient(argv: workerArgv, sampleRate: Self.sampleRate)
+        let client = SynthesisClient(argv: workerArgv, sampleRate: Self.sampleRate, stallLimit: Self.stallLimit)
         client.onFrame = { [unowned self, unowned slot] frame in received(frame, slot: slot) }
         client.onLost = { [unowned self, unowned slot] tag, reason in
             let index = Int(tag) - 1

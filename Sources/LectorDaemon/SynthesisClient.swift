@@ -108,14 +108,20 @@ final class SynthesisClient {
     /// When the worker last sent something, or was last given reason to (µs, monotonic).
     private var lastProgress: Int64 = 0
 
+    /// How long this client's worker may send nothing while it has work before it is taken for hung, µs
+    /// (``stallLimit`` for reading aloud; offline rendering, which no one hears live, allows more).
+    let stallMicroseconds: Int64
+
     /// The rate of the audio in its frames, in Hz: what the worker must announce in its `ready` frame.
     let sampleRate: Int
 
     /// A client that runs `argv` (normally `[executablePath(), "worker"]`) when first needed, whose worker
-    /// renders `sampleRate` Hz (a worker that announces another rate is treated as malformed and replaced).
-    init(argv: [String], sampleRate: Int = WorkerFrame.eSpeakSampleRate) {
+    /// renders `sampleRate` Hz (a worker that announces another rate is treated as malformed and replaced)
+    /// and is taken for hung after `stallLimit` µs without a frame while it has work.
+    init(argv: [String], sampleRate: Int = WorkerFrame.eSpeakSampleRate, stallLimit: Int64 = SynthesisClient.stallLimit) {
         self.argv = argv
         self.sampleRate = sampleRate
+        stallMicroseconds = stallLimit
     }
 
     /// Whether the reader has enough audio for now: the worker's output is left in the pipe until this turns
@@ -352,7 +358,7 @@ final class SynthesisClient {
         var fromOutside = false
         switch (worker.killed, status) {
         case (.stalled?, _):
-            reason = "the synthesis engine stopped responding (nothing for \(Self.stallLimit / 1_000) ms)"
+            reason = "the synthesis engine stopped responding (nothing for \(stallMicroseconds / 1_000) ms)"
             fromOutside = true
         case (.stuckOnCancel?, _):
             reason = "the synthesis worker was replaced"
@@ -399,7 +405,7 @@ final class SynthesisClient {
         watchdog.cancel()
         guard let worker = process, worker.killed == nil, hasWork, !(holding && headIsWanted) else { return }
         let now = MainContext.monotonicMicroseconds
-        var due = lastProgress + Self.stallLimit
+        var due = lastProgress + stallMicroseconds
         if let abandoned = outstanding.first?.abandonedAt { due = min(due, abandoned + Self.cancelLimit) }
         let wait = UInt32(max(1, min((due - now + 999) / 1_000, Int64(UInt32.max))))
         watchdog.arm(milliseconds: wait) { [weak self] in self?.watchdogFired() }
@@ -414,7 +420,7 @@ final class SynthesisClient {
             kill(worker, .stuckOnCancel)
             return
         }
-        if now - lastProgress >= Self.stallLimit {
+        if now - lastProgress >= stallMicroseconds {
             // The daemon may have been the slow one: output waiting in the pipe is progress not read yet.
             if (try? worker.child.stdoutFD.wait(for: .readable, timeoutMilliseconds: 0)) == true {
                 lastProgress = now
