@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
@@ -54,12 +56,17 @@ let package = Package(
         .target(name: "PDFKit", dependencies: ["CPoppler"]),
         // The importers of the document worker: EPUB, HTML, Markdown, ODT, DOCX, PDF into text and structure
         .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "PDFKit", "SpeechCore"]),
+        // Audio files: the formats through libsndfile, sample rates through libsoxr
+        .target(name: "SoundFile", dependencies: ["CSndFile", "SystemKit"]),
+        .target(name: "Resampling", dependencies: ["CSoxr"]),
+        // Pure Swift: audiobook tags (Vorbis comments, Ogg pages, FLAC blocks, ID3v2), chapters, progress
+        .target(name: "Audiobook", dependencies: ["SystemKit"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
         .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore", "SystemKit"]),
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "Documents"]),
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "Documents", "SoundFile", "Resampling", "Audiobook"]),
         // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)
         .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "GtkKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
@@ -72,6 +79,7 @@ let package = Package(
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore", "TestSupport"]),
         .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
+        .testTarget(name: "AudiobookTests", dependencies: ["Audiobook", "SystemKit"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "SystemKit"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),

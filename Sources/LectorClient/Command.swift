@@ -111,19 +111,38 @@ public enum Command {
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
         let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
-        let format = parser.string("format", "Read the text or file as this format: html, markdown, epub, odt, docx, pdf or text (default: told by its content)", argument: "FORMAT")
+        let format = parser.string("format", "The text's or file's format: html, markdown, epub, odt, docx, pdf or text (default: told by its content); with --output, the audio file's: wav, flac, ogg, opus or mp3 (default: from the extension)", argument: "FORMAT")
         let password = parser.string("password", "The password of an encrypted PDF", argument: "PASSWORD")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
-        let output = parser.string("output", short: "o", "Render to a WAV file instead of playing (no daemon, no sound server)", argument: "FILE.wav")
+        let output = parser.string("output", short: "o", "Render to an audio file instead of playing (no daemon, no sound server): .wav, .flac, .ogg, .opus or .mp3", argument: "FILE")
+        let bitrate = parser.integer("bitrate", "With --output: bit rate of ogg, opus and mp3, in kbit/s (default 48; opus 32)", argument: "KBPS")
+        let jobs = parser.integer("jobs", short: "j", "With --output: synthesis workers and encoder threads in parallel (default: one per core)", argument: "N")
+        let quiet = parser.flag("quiet", "With --output: no progress bar")
+        let force = parser.flag("force", "With --output: replace an existing file")
+        let split = parser.string("split", "With --output: \"chapters\" writes one file per chapter and an .m3u playlist", argument: "chapters")
         guard let rest = parse(parser, args) else { return 2 }
+        // One --format: with --output the audio file's, else the text's (the two sets of names are apart, so an
+        // audio format without --output is a usage error, not a text format nobody knows).
+        let audioFormats: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
+        let outputFormat = output.value != nil ? format.value : format.value.flatMap { audioFormats.contains($0.lowercased()) ? $0 : nil }
+        let inputFormat = output.value == nil && outputFormat == nil ? format.value : nil
+        if output.value == nil {
+            let renderOnly: [(String, Bool)] = [("--format \(outputFormat ?? "")", outputFormat != nil), ("--bitrate", bitrate.value != nil),
+                                                ("--jobs", jobs.value != nil), ("--quiet", quiet.value),
+                                                ("--force", force.value), ("--split", split.value != nil)]
+            if let (name, _) = renderOnly.first(where: { $0.1 }) {
+                printError("\(name) goes with --output")
+                return 2
+            }
+        }
         // Rendering runs in lector-daemon; hand over before standard input is read.
         if output.value != nil, local == nil { return DaemonExecutable.become(arguments) }
 
         var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
         options.fromStart = fromStart.value
-        options.format = format.value
+        options.format = inputFormat
         options.password = password.value
         if let output = output.value, let local {
             switch Input.text(arguments: rest, file: file.value) {
@@ -134,7 +153,20 @@ public enum Command {
                 options.title = input.title
                 options.url = input.url
                 options.ssml = ssml.value || input.ssml
-                return local.render(input.text, options: options, to: output)
+                var render = RenderOptions(path: output)
+                render.format = outputFormat
+                render.bitrate = bitrate.value
+                render.jobs = jobs.value
+                render.quiet = quiet.value
+                render.force = force.value
+                if let split = split.value {
+                    guard split == "chapters" else {
+                        printError("--split takes \"chapters\", not “\(split)”")
+                        return 2
+                    }
+                    render.splitChapters = true
+                }
+                return local.render(input.text, options: options, render: render)
             }
         }
 

@@ -29,12 +29,34 @@ public protocol LocalCommands {
     func worker() -> Int32
     /// `lector voices [--lang TAG]`: `arguments` as for `daemon`. Returns the exit status.
     func voices(_ arguments: [String]) -> Int32
-    /// `lector read --output FILE.wav`: renders `text` read with `options` to a WAV file at `path`, without a
-    /// daemon or a sound server. Returns the exit status (1 with one line on standard error on failure).
-    func render(_ text: String, options: SpeakOptions, to path: String) -> Int32
+    /// `lector read --output FILE`: renders `text` read with `options` to an audio file as `render` says,
+    /// without a daemon or a sound server. Returns the exit status (1 with one line on standard error on
+    /// failure, 2 for a usage error, 130 when interrupted).
+    func render(_ text: String, options: SpeakOptions, render: RenderOptions) -> Int32
     /// `lector document FORMAT`: the document worker, reading one document on standard input and writing its
     /// text and structure on standard output (run by the daemon). Returns the exit status.
     func document(_ arguments: [String]) -> Int32
+}
+
+/// How `lector read --output` writes its file (see `docs/ARCHITECTURE.md`, offline rendering).
+public struct RenderOptions: Sendable {
+    /// The file to write; its extension names the format unless `format` does.
+    public var path: String
+    /// `--format`: wav, flac, ogg, opus or mp3; nil: from the extension.
+    public var format: String?
+    /// `--bitrate`: kbit/s for lossy formats; nil: the format's default for speech.
+    public var bitrate: Int?
+    /// `--jobs`: synthesis workers; nil: one per core.
+    public var jobs: Int?
+    /// `--quiet`: no progress bar.
+    public var quiet = false
+    /// `--force`: replace an existing file.
+    public var force = false
+    /// `--split chapters`: one file per chapter and an .m3u playlist.
+    public var splitChapters = false
+
+    /// Options writing `path` with every default.
+    public init(path: String) { self.path = path }
 }
 
 /// How the daemon's sleep timer is shown, by `lector status` and in the MPRIS metadata (`lector:sleepTimer`).

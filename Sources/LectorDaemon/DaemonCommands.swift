@@ -131,19 +131,17 @@ public struct DaemonCommands: LocalCommands {
         return 0
     }
 
-    /// `lector read --output FILE.wav`: prepares `text` as the daemon would (configuration included) and
-    /// renders it with a worker to a WAV file (`OfflineRenderer`). Exit status 1 on failure, with one line.
-    public func render(_ text: String, options: SpeakOptions, to path: String) -> Int32 {
+    /// `lector read --output FILE`: prepares `text` as the daemon would (configuration included) and
+    /// renders it with workers to an audio file (`OfflineRenderer`). Exit status 1 on failure, with one line,
+    /// 130 when interrupted.
+    public func render(_ text: String, options: SpeakOptions, render: RenderOptions) -> Int32 {
         let preparer = UtterancePreparer()
         for problem in preparer.loadConfiguration() { printError("warning: " + problem) }
         do {
             let utterance = try preparer.prepare(text, options: options)
-            _ = try OfflineRenderer.render(utterance, to: path)
-            return 0
-        } catch let error as PrepareError {
-            printError(error.message)
+            return OfflineRenderer(utterance: utterance, options: render, workerArgv: [executablePath(), "worker"]).run()
         } catch {
-            printError("\(error)")
+            printError(error.message)
         }
         return 1
     }

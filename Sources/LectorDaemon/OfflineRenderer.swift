@@ -1,109 +1,104 @@
 @preconcurrency import Glibc
+import Audiobook
 import GLibKit
 import LectorCommon
+import SoundFile
 import SpeechCore
-import Synthesis
 import SystemKit
 
-/// `lector read --output PATH.wav`: synthesizes an utterance with the daemon's own `SynthesisClient` (the
-/// one client of the worker protocol: its restarts, watchdog and retry), on a GLib main loop run for the
-/// duration of the rendering, with no daemon and no sound server, and writes what the daemon would play to
-/// a RIFF/WAVE file (16-bit mono, at the engine's rate). A sentence the worker is lost on (an eSpeak NG crash, a hang)
-/// is skipped with a one-line warning, as in the daemon.
+/// `lector read --output FILE`: synthesizes an utterance with the daemon's own `SynthesisClient`s (the one
+/// client of the worker protocol: its restarts, watchdog and retry), several workers at once
+/// (`ParallelSynthesis`), on a GLib main loop run for the duration of the rendering, with no daemon and no
+/// sound server, and encodes it as it comes (`AudiobookFile`: libsndfile, libsoxr for Opus's 48 kHz) to WAV,
+/// FLAC, Ogg Vorbis, Ogg Opus or MP3, with title, authors, language and chapter marks from
+/// `Utterance.structure`, or one file per chapter and a playlist. A sentence a worker is lost on is skipped
+/// with one line; an interruption (SIGINT, SIGTERM) or a write error leaves no file and one line.
 struct OfflineRenderer {
-    /// Renders `utterance` to `path`. Returns the number of samples written.
-    /// - Throws: `RenderError` with a one-line message when the file cannot be written or the worker not started.
-    static func render(_ utterance: Utterance, to path: String) throws(RenderError) -> Int {
-        let synthesis = OfflineSynthesis(utterance)
-        let samples = try synthesis.run()
-        let file: FileDescriptor
-        do throws(Errno) {
-            file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+    let utterance: Utterance
+    let options: RenderOptions
+    /// The command that starts a synthesis worker.
+    let workerArgv: [String]
+
+    /// The output format `options` ask for.
+    /// - Throws: `RenderError` listing the formats for an unknown one.
+    static func format(of options: RenderOptions) throws(RenderError) -> AudioFormat {
+        let known = AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        if let name = options.format {
+            guard let format = AudioFormat(rawValue: name.lowercased()) else {
+                throw RenderError(message: "unknown format “\(name)”; formats: \(known)")
+            }
+            return format
+        }
+        guard let format = AudioFormat(fileName: options.path) else {
+            throw RenderError(message: "cannot tell the format of \(options.path) from its extension; formats: \(known) (or --format)")
+        }
+        return format
+    }
+
+    /// Refuses a bit rate the format does not take, or fewer than one job, in one line.
+    /// - Throws: `RenderError` naming the accepted range.
+    static func checkLimits(_ options: RenderOptions, format: AudioFormat) throws(RenderError) {
+        if let jobs = options.jobs, jobs < 1 || jobs > 64 {
+            throw RenderError(message: "--jobs takes 1 to 64, not \(jobs)")
+        }
+        guard let bitrate = options.bitrate else { return }
+        guard let (range, _) = format.bitrates else {
+            throw RenderError(message: "--bitrate does not apply to \(format.rawValue), which is lossless")
+        }
+        guard range.contains(bitrate) else {
+            throw RenderError(message: "--bitrate for \(format.rawValue) takes \(range.lowerBound) to \(range.upperBound) kbit/s, not \(bitrate)")
+        }
+    }
+
+    /// One output file of the rendering: its path, tags, and the first sentence read into it.
+    struct Part {
+        var path: String
+        var tags: AudioTags
+        var firstSentence: Int
+    }
+
+    /// The files to write: one with every chapter marked, or with `--split chapters` one per top-level chapter
+    /// (what precedes the first one goes into the first).
+    func parts(format: AudioFormat) -> (parts: [Part], marks: [(sentence: Int, title: String)]) {
+        let structure = utterance.structure
+        let base = AudioTags(title: structure.title ?? utterance.title, authors: structure.authors,
+                             language: structure.language ?? utterance.language)
+        let ends = utterance.sentences.map(\.range.upperBound)
+        let marks = zip(structure.chapters, ChapterPlan.firstSentences(chapterStarts: structure.chapters.map(\.start), sentenceEnds: ends))
+            .map { (sentence: $1, title: $0.title) }
+        guard options.splitChapters, !structure.chapters.isEmpty else {
+            return ([Part(path: options.path, tags: base, firstSentence: 0)], marks)
+        }
+        let top = structure.chapters.map(\.level).min() ?? 1
+        let chapters = zip(structure.chapters, marks).filter { $0.0.level == top }
+        let parts = chapters.enumerated().map { n, chapter in
+            var tags = base
+            tags.title = chapter.0.title
+            return Part(path: ChapterPlan.splitPath(options.path, number: n + 1, count: chapters.count), tags: tags,
+                        firstSentence: n == 0 ? 0 : chapter.1.sentence)
+        }
+        return (parts, [])
+    }
+
+    /// Renders to the file(s). Returns the exit status: 0, 1 after one line on failure, 130 when interrupted.
+    func run() -> Int32 {
+        do throws(RenderError) {
+            let format = try OfflineRenderer.format(of: options)
+            try OfflineRenderer.checkLimits(options, format: format)
+            if options.splitChapters && utterance.structure.chapters.isEmpty {
+                printError("warning: the text has no chapters; writing one file")
+            }
+            let (parts, marks) = self.parts(format: format)
+            var paths = parts.map(\.path)
+            if options.splitChapters && parts.count > 1 { paths.append(ChapterPlan.playlistPath(options.path)) }
+            if !options.force, let existing = paths.first(where: { access($0, F_OK) == 0 }) {
+                throw RenderError(message: "\(existing) exists; --force replaces it")
+            }
+            return try RenderSession(renderer: self, format: format, parts: parts, marks: marks).run()
         } catch {
-            throw RenderError(message: "cannot write \(path): \(error)")
+            printError(error.message)
+            return 1
         }
-        do throws(Errno) {
-            defer { try? file.close() }
-            try file.writeAll(WAV.header(sampleRate: synthesis.sampleRate, samples: samples.count))
-            try samples.withUnsafeBytes { raw in Result { () throws(Errno) in try file.writeAll(raw) } }.get()
-        } catch {
-            throw RenderError(message: "cannot write \(path): \(error)")
-        }
-        return samples.count
-    }
-}
-
-/// The synthesis of one utterance for `OfflineRenderer`: one sentence at a time, each with its own voice (a
-/// text given no language changes voice per paragraph), until the last has ended, failed or been lost.
-private final class OfflineSynthesis {
-    private let utterance: Utterance
-    private let client: any SpeechEngine = EngineRouter.standalone()  // eSpeak NG's and Piper's workers
-    private let loop = MainLoop()
-    /// The sentence being synthesized, and the tag of its request.
-    private var index = -1
-    private var tag: UInt32 = 0
-    private var sentenceAudio: [Int16] = []
-    private var samples: [Int16] = []
-    private var failure: RenderError?
-
-    init(_ utterance: Utterance) {
-        self.utterance = utterance
-    }
-
-    /// The rate of the audio `run` returns, in Hz.
-    var sampleRate: Int { client.sampleRate }
-
-    /// The audio of every sentence read, in order.
-    /// - Throws: `RenderError` when the worker cannot be started.
-    func run() throws(RenderError) -> [Int16] {
-        guard !utterance.sentences.isEmpty else { return [] }
-        client.onFrame = { [unowned self] frame in received(frame) }
-        client.onLost = { [unowned self] lostTag, reason in
-            guard lostTag == tag else { return }
-            printError("warning: \(reason) on sentence \(index + 1) (“\(utterance.sentences[index].excerpt)”); skipped it")
-            sentenceAudio = []
-            next()
-        }
-        client.onUnavailable = { [unowned self] reason in
-            failure = RenderError(message: reason)
-            loop.quit()
-        }
-        // From the loop: a worker that cannot start quits it, which only a running loop notices.
-        MainContext.idle { [unowned self] in next() }
-        loop.run()
-        client.terminate()
-        if let failure { throw failure }
-        return samples
-    }
-
-    private func received(_ frame: WorkerFrame) {
-        switch frame {
-        case .audio(let t, let pcm) where t == tag:
-            sentenceAudio.append(contentsOf: pcm)
-        case .end(let t, _) where t == tag:
-            next()
-        case .failed(let t, let message) where t == tag:
-            printError("warning: sentence \(index + 1) not read: \(message)")
-            next()
-        default:
-            break
-        }
-    }
-
-    /// Keeps the audio of the sentence that ended and asks for the next one, or ends the loop after the last.
-    private func next() {
-        samples.append(contentsOf: sentenceAudio)
-        sentenceAudio = []
-        index += 1
-        guard index < utterance.sentences.count else {
-            tag = 0
-            loop.quit()
-            return
-        }
-        let sentence = utterance.sentences[index]
-        client.configure(voice: utterance.voice(ofSentence: index).engineVoice, rate: utterance.rate, pitch: utterance.pitch)
-        tag = UInt32(truncatingIfNeeded: index + 1) // one request at a time: the sentence's number tells it
-        client.synthesize(sentence.markup ?? sentence.text, tag: tag, ssml: sentence.markup != nil)
     }
 }
 

@@ -345,7 +345,8 @@ final class WorkerSession {
         if outputFailed { return false }
         do throws(Errno) { try output.writeAll(pending) } catch {
             outputFailed = true
-            Worker.diagnose("writing frames failed (errno \(error.rawValue))")
+            // EPIPE: the reader has gone (it ended or replaced this worker); nothing to report.
+            if error != .brokenPipe { Worker.diagnose("writing frames failed (errno \(error.rawValue))") }
         }
         pending.removeAll(keepingCapacity: true)
         return !outputFailed
