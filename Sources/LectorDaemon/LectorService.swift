@@ -13,6 +13,8 @@ final class LectorService: DBusObject {
     /// The text last announced: its utterance's id and its length in UTF-8 bytes (a file read in two steps
     /// keeps its id while its text grows). `Text` is announced as invalidated, not sent.
     private var announcedText = (id: UInt64(0), bytes: 0)
+    /// Which SSML marks of the utterance being read were announced.
+    private var markCursor = MarkCursor()
 
     init(reader: Reader) {
         self.reader = reader
@@ -101,6 +103,11 @@ final class LectorService: DBusObject {
 
     /// Sends `event` as its signal, at once (events are ordered and timed by the engine).
     func emit(_ event: SpeechEvent, position: Int64) {
+        let current = reader.current.flatMap { $0.id == event.utterance ? $0 : nil }
+        for mark in markCursor.reached(by: event, marks: current?.marks ?? []) {
+            connection?.emitSignal(path: Names.path, interface: Names.interface, name: Lector1.Signal.mark.rawValue,
+                                   arguments: [.uint64(event.utterance), .string(mark.name)])
+        }
         var language = ""
         if case .sentence(_, let index, _) = event {
             language = reader.current.flatMap { $0.id == event.utterance ? $0.voice(ofSentence: index).language : nil } ?? ""
