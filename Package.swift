@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "lector", targets: ["lector"]),
         // The daemon, the synthesis worker, `voices` and `read --output` (eSpeak NG, PulseAudio, ICU, CLD2).
         .executable(name: "lector-daemon", targets: ["lector-daemon"]),
+        // Speech Dispatcher's output module (installed as sd_lector): a client of the daemon over D-Bus.
+        .executable(name: "lector-speechd-module", targets: ["lector-speechd-module"]),
     ],
     targets: [
         // C libraries (module maps only)
@@ -46,6 +48,9 @@ let package = Package(
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
+        // The Speech Dispatcher output module: the module protocol (pure) and its driver over GLibKit.
+        .target(name: "SpeechdModule", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "SystemKit"]),
+        .executableTarget(name: "lector-speechd-module", dependencies: ["SpeechdModule"], linkerSettings: staticSwiftRuntime),
 
         // Helpers more than one test target uses (seeded random numbers, the shared test files).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -56,6 +61,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
+        .testTarget(name: "SpeechdModuleTests", dependencies: ["SpeechdModule", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).
