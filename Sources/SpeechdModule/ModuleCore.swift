@@ -52,7 +52,10 @@ public struct ModuleCore: Sendable {
     }
     private var settings = VoiceSettings()
     private var message: Message?
-    /// A message paused at speech-dispatcher's request, still held (paused) by the daemon.
+    /// A message paused at speech-dispatcher's request, still held (paused) by the daemon. A resent message
+    /// resumes it when its words end the held one's (`SSML.resumeWords`): speech-dispatcher 0.11.4 resends a
+    /// message paused before its first mark with its markup escaped as text (`&lt;speak&gt;…`), and its
+    /// symbols preprocessing then turns that markup and the punctuation into words and spaces.
     private var paused: (id: UInt64, content: String)?
     /// Events of utterances whose id is not known yet (the Speak reply comes after them), at most 64.
     private var early: [(UInt64, DaemonEvent)] = []
@@ -71,7 +74,11 @@ public struct ModuleCore: Sendable {
         case .speak(let kind, let data): return speak(kind, data)
         case .set(let values):
             return [.send([settings.apply(values) ? "203 OK SETTINGS RECEIVED" : "303 ERROR INVALID PARAMETER OR VALUE"])]
-        case .audio: return [.send(["203 OK AUDIO INITIALIZED"])]
+        case .audio(let values):
+            // speech-dispatcher first offers to play the audio itself ("server"); Lector's daemon plays it, so
+            // the module refuses, and the server then leaves playback and its events to the module.
+            if values["audio_output_method"] == "server" { return [.send(["303 ERROR INVALID PARAMETER OR VALUE"])] }
+            return [.send(["203 OK AUDIO INITIALIZED"])]
         case .logLevel: return [.send(["203 OK LOGLEVEL SET"])]
         case .debug(let on): return [.send(["200 OK DEBUGGING \(on ? "ON" : "OFF")"])]
         case .listVoices: return [.request(.listVoices)]
@@ -95,7 +102,7 @@ public struct ModuleCore: Sendable {
         let document = settings.document(kind, data)
         let content = SSML.content(document)
         guard !content.isEmpty else { return [.send(["301 ERROR CANT SPEAK"])] }
-        if kind == .text, let held = paused, held.content.hasSuffix(content) {
+        if kind == .text, let held = paused, SSML.resumeWords(held.content).ends(with: SSML.resumeWords(content)) {
             paused = nil
             message = Message(id: held.id, content: held.content, kind: kind, resuming: true)
             return [.send(["200 OK SPEAKING"]), .request(.resume(held.id))]
@@ -204,5 +211,12 @@ public struct SpeakFailure: Error, Equatable, Sendable {
     public init(name: String, message: String) {
         self.name = name
         self.message = message
+    }
+}
+
+extension Array where Element: Equatable {
+    /// Whether the array is not empty and ends with `suffix` (not empty either).
+    func ends(with suffix: [Element]) -> Bool {
+        !suffix.isEmpty && suffix.count <= count && Array(self[(count - suffix.count)...]) == suffix
     }
 }

@@ -126,6 +126,14 @@ public enum SSML {
         return document.index(after: close)
     }
 
+    /// The words of a document for telling a resent message from a new one: its content stripped of markup
+    /// twice, cut into runs of letters, lowercased, without numbers and the words of SSML's own markup
+    /// (`speak`, `mark`, `name`, `spd`) that speech-dispatcher's resend may leave in the text.
+    public static func resumeWords(_ document: String) -> [String] {
+        let ignored: Set<String> = ["speak", "mark", "name", "spd"]
+        return content(content(document)).split { !$0.isLetter }.map { $0.lowercased() }.filter { !ignored.contains($0) }
+    }
+
     /// The text a document reads, for comparing two documents: tags removed, the predefined entities
     /// decoded, white space runs made one space, trimmed.
     public static func content(_ document: String) -> String {

@@ -96,6 +96,39 @@ extension Integration {
             #expect(end - begin > 0.8 * (last - first), "END \(end - begin) s after BEGIN; \(heard.summary)")
         }
 
+        @Test("Speech Dispatcher's PAUSE and RESUME: silent at once, and the same reading goes on where it paused")
+        func pauseAndResumeAreExact() async throws {
+            let session = try await world()
+            let server = try await Self.startServer(session)
+            defer { server.stopNow() }
+            let script = """
+                import speechd, threading, time
+                done = threading.Event(); events = []
+                def cb(kind, index_mark=None):
+                    events.append(kind)
+                    if kind in (speechd.CallbackType.END, speechd.CallbackType.CANCEL): done.set()
+                c = speechd.SSIPClient('lector-pause')
+                c.speak('First we speak for a while. Then we pause. After the pause we go on to the end.', callback=cb,
+                        event_types=(speechd.CallbackType.BEGIN, speechd.CallbackType.END, speechd.CallbackType.PAUSE,
+                                     speechd.CallbackType.RESUME, speechd.CallbackType.CANCEL))
+                time.sleep(1.5); c.pause(); time.sleep(2.0); c.resume()
+                done.wait(30); c.close()
+                print(' '.join(events))
+                """
+            let start = session.recorder.mark()
+            let python = try session.spawn("/usr/bin/python3", ["-c", script], tag: "pause")
+            defer { python.stopNow() }
+            #expect(await session.recorder.waitForSpeech(after: start, timeout: 10) != nil)
+            let first = try await session.status().fields["utterance"]
+            #expect(await python.waitForExit(timeout: 40) == 0, "\(python.stderr)")
+            #expect(python.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "begin pause resume end", "\(python.stdout)")
+            // Resumed, not read again: the same utterance, and one silence of about the pause's length.
+            let last = try await session.status().fields["utterance"]
+            #expect(last == first, "utterance \(String(describing: first)) then \(String(describing: last))")
+            let heard = AudioAnalysis(session.recorder.samples(from: start))
+            #expect(heard.longestSilence > 1.6 && heard.longestSilence < 2.6, "\(heard.summary)")
+        }
+
         @Test("playerctl pause silences spd-say at once, play goes on; spd-say -C cancels")
         func mediaKeysAndCancel() async throws {
             let session = try await world(.mprisQuiet)

@@ -52,6 +52,12 @@ import LectorCommon
         #expect(!core.isSpeaking)
     }
 
+    @Test func playbackByTheServerIsRefused() {
+        var core = ModuleCore()
+        #expect(sent(core.handle(.audio(["audio_output_method": "server"]))) == ["303 ERROR INVALID PARAMETER OR VALUE"])
+        #expect(sent(core.handle(.audio(["audio_output_method": "pulse"]))) == ["203 OK AUDIO INITIALIZED"])
+    }
+
     @Test func stopBeforeTheReplyStopsOnceTheIdIsKnownAndEndsWithStop() {
         var core = ModuleCore()
         _ = core.handle(.speak(.text, "<speak>Hello.</speak>"))
@@ -71,6 +77,18 @@ import LectorCommon
         #expect(resent == [.send(["200 OK SPEAKING"]), .request(.resume(4))])
         #expect(sent(core.receive(.resumed, utterance: 4)) == ["701 BEGIN"])
         #expect(sent(core.receive(.finished, utterance: 4)) == ["702 END"])
+        // Paused before any mark: speech-dispatcher 0.11.4 resends the whole message with its markup escaped.
+        _ = core.handle(.speak(.text, "<speak>Hello.<mark name=\"__spd_0\"/> You.</speak>"))
+        _ = core.spoke(.success(5), document: "")
+        _ = core.handle(.pause)
+        _ = core.receive(.paused, utterance: 5)
+        let escaped = #"<speak>&lt;speak&gt;Hello.<mark name="__spd_0"/>&lt;mark name="__spd_0"/&gt; You.&lt;/speak&gt;</speak>"#
+        #expect(core.handle(.speak(.text, escaped)).last == .request(.resume(5)))
+        _ = core.receive(.resumed, utterance: 5)
+        _ = core.handle(.pause)
+        _ = core.receive(.paused, utterance: 5)
+        // … and with its symbols preprocessing, the markup's words and no punctuation.
+        #expect(core.handle(.speak(.text, "<speak> speak Hello  mark name    spd 0    You   speak </speak>")).last == .request(.resume(5)))
     }
 
     @Test func aPauseFromElsewhereIsNotReportedAndRefusedLanguagesAreDropped() {
