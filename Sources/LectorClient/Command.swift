@@ -20,6 +20,7 @@ public enum Command {
         ("status", "Show what is being read"),
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
         ("voices", "List the voices and languages eSpeak NG offers"),
+        ("speechd", "Make Lector Speech Dispatcher's default output module (enable), or undo it (disable)"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
 
@@ -48,6 +49,7 @@ public enum Command {
         case "rate", "pitch": return prosody(name, rest)
         case "voice": return voice(rest)
         case "position": return position(rest)
+        case "speechd": return SpeechdCommand.run(rest)
         default:
             printError("unknown command '\(name)'; `lector --help` lists the commands")
             return 2

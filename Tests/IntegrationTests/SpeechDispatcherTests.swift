@@ -60,6 +60,40 @@ extension Integration {
             #expect(list.stdout.contains("English"), "\(list)")
         }
 
+        @Test("lector speechd enable: spd-say speaks through Lector, Orca keeps eSpeak NG; disable puts everything back")
+        func enableAndDisable() async throws {
+            let session = try await world()
+            let config = session.directory.appendingPathComponent("config/speech-dispatcher/speechd.conf").path
+            try? FileManager.default.removeItem(atPath: config)
+            let enable = try await session.lector(["speechd", "enable"])
+            #expect(enable.status == 0, "\(enable)")
+            #expect(try await session.lector(["speechd", "status"]).stdout == "enabled\n")
+            let socket = session.directory.appendingPathComponent("speech-dispatcher/speechd.sock").path
+            try? FileManager.default.removeItem(atPath: socket)
+            let server = try session.spawn("speech-dispatcher", ["-s", "-t", "0"], tag: "speechd-enabled")
+            defer { server.stopNow() }
+            #expect(await eventually(timeout: 10) { FileManager.default.fileExists(atPath: socket) }, "\(server.stderr)")
+            let said = try await session.run("spd-say", ["-w", "Through Lector by default."], timeout: 30)
+            #expect(said.status == 0, "\(said)")
+            #expect(try await Self.text(session).contains("Through Lector by default."))
+            let start = session.recorder.mark()
+            let orca = try await session.run("/usr/bin/python3", ["-c", """
+                import speechd, threading
+                done = threading.Event()
+                c = speechd.SSIPClient('orca')
+                c.speak('A screen reader speaks.', callback=lambda kind, index_mark=None: done.set(),
+                        event_types=(speechd.CallbackType.END, speechd.CallbackType.CANCEL))
+                done.wait(20); c.close()
+                """], timeout: 40)
+            #expect(orca.status == 0, "\(orca)")
+            let heard = AudioAnalysis(session.recorder.samples(from: start))
+            #expect(heard.speechWindowSeconds > 0.5, "Orca's speech through eSpeak NG: \(heard.summary)")
+            #expect(try await !Self.text(session).contains("screen reader"), "Orca's speech must not go through Lector")
+            let disable = try await session.lector(["speechd", "disable"])
+            #expect(disable.status == 0, "\(disable)")
+            #expect(!FileManager.default.fileExists(atPath: config), "the file enable created is removed")
+        }
+
         @Test("Python speechd: BEGIN, the index mark and END come in order, the mark when its place is heard")
         func pythonCallbacksFollowWhatIsHeard() async throws {
             let session = try await world()
