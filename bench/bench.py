@@ -238,16 +238,22 @@ class DBusClient:
             self.proc.kill()
 
 
+# speech-dispatcher speaking through Lector's module (sd_lector) rather than its own eSpeak NG module.
+SD_LECTOR = "speech-dispatcher SSIP, Lector's module"
+
+
 class SSIP:
     """A persistent Speech Synthesis Interface Protocol connection to speech-dispatcher (its unix socket)."""
 
-    def __init__(self, path):
+    def __init__(self, path, module=None):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(path)
         self.buf = b""
         self.cmd("SET self CLIENT_NAME bench:bench:main")
         self.cmd("SET self LANGUAGE en")
         self.cmd("SET self PRIORITY text")
+        if module:
+            self.cmd("SET self OUTPUT_MODULE " + module)
 
     def _reply(self):
         lines = []
@@ -416,8 +422,19 @@ class Bench:
         argv = ["speech-dispatcher", "-d", "-t", "0", "-c", "unix_socket", "-S", self.sd_sock,
                 "-P", pidfile, "-L", os.path.join(self.work, "speechd-log")]
         os.makedirs(os.path.join(self.work, "speechd-log"), exist_ok=True)
-        self.cmdline("speech-dispatcher", argv)
-        subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Its own user configuration: the system one, plus both modules side by side: its eSpeak NG module
+        # (the default) and Lector's (sd_lector, built beside lector), chosen per connection (OUTPUT_MODULE).
+        config = os.path.join(self.work, "speechd-config")
+        os.makedirs(os.path.join(config, "speech-dispatcher"), exist_ok=True)
+        module = os.path.join(os.path.dirname(self.o.lector), "lector-speechd-module")
+        with open(os.path.join(config, "speech-dispatcher", "speechd.conf"), "w") as f:
+            f.write('Include "/etc/speech-dispatcher/speechd.conf"\n'
+                    'AddModule "espeak-ng" "sd_espeak-ng" "espeak-ng.conf"\n'
+                    'AddModule "lector" "%s" "lector.conf"\n'
+                    'DefaultModule espeak-ng\n' % module)
+        self.cmdline("speech-dispatcher", ["env", "XDG_CONFIG_HOME=" + config] + argv)
+        subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=dict(self.env, XDG_CONFIG_HOME=config))
         deadline = time.perf_counter() + 15
         while not os.path.exists(self.sd_sock):
             if time.perf_counter() > deadline:
@@ -429,9 +446,10 @@ class Bench:
         except (OSError, ValueError):
             self.sd_pid = None
         self.ssip = SSIP(self.sd_sock)
+        self.ssip_lector = SSIP(self.sd_sock, module="lector")
 
     def stop_all(self):
-        for closer in (getattr(self, "ssip", None), getattr(self, "dbus", None)):
+        for closer in (getattr(self, "ssip", None), getattr(self, "ssip_lector", None), getattr(self, "dbus", None)):
             if closer:
                 try:
                     closer.close()
@@ -480,6 +498,7 @@ class Bench:
             ("spd-say", self.fs_spd_say),
             ("spd-say, server not running", self.fs_spd_say_cold),
             ("speech-dispatcher SSIP", self.fs_ssip),
+            (SD_LECTOR, lambda kind, timeout: self.fs_ssip(kind, timeout, self.ssip_lector)),
         ]
         # "NAME;NAME" (";": a name may hold a comma): only these tools, for working on the bench itself.
         names = os.environ.get("LECTOR_BENCH_TOOLS")
@@ -501,7 +520,7 @@ class Bench:
                 try:
                     value = fn(kind, timeout)
                 except Exception as e:  # a peer that fails is reported, not fatal; Lector failing is
-                    if "ector" in name:
+                    if "ector" in name and not name.startswith("speech-dispatcher"):
                         raise
                     self.notes.append("%s (%s): %s" % (name, kind, e))
                     value = None
@@ -625,16 +644,17 @@ class Bench:
                 pass
         return self.measure(start, timeout, stop)
 
-    def fs_ssip(self, kind, timeout):
+    def fs_ssip(self, kind, timeout, connection=None):
+        ssip = connection or self.ssip
         text = self.big_text if kind == "1 MB" else SENTENCE
-        self.ssip.cmd("SPEAK")
+        ssip.cmd("SPEAK")
         body = "\r\n".join((".." + l if l.startswith(".") else l) for l in text.split("\n"))
         payload = body.encode() + b"\r\n.\r\n"
         self.rec.calibrate()
         def start():
-            self.ssip.sock.sendall(payload)
+            ssip.sock.sendall(payload)
         def stop(_):
-            self.ssip.finish_speak()
+            ssip.finish_speak()
             if kind == "1 MB":
                 self.ssip_stop()
         return self.measure(start, timeout, stop)
@@ -654,13 +674,15 @@ class Bench:
             ("playerctl", lambda: self.run_cmd(["playerctl", "-p", "lector", "pause"], "playerctl pause").wait(10),
              lambda: self.run_cmd(["playerctl", "-p", "lector", "play"], "playerctl play").wait(10)),
             ("speech-dispatcher SSIP", lambda: self.ssip.cmd("PAUSE self"), lambda: self.ssip.cmd("RESUME self")),
+            (SD_LECTOR, lambda: self.ssip_lector.cmd("PAUSE self"), lambda: self.ssip_lector.cmd("RESUME self")),
         ]
         for name, pause, resume in variants:
             self.quiet()
             sd = name.startswith("speech")
             if sd:
-                self.ssip.send_speak(self.long_text)
-                self.ssip.finish_speak()
+                ssip = self.ssip_lector if name == SD_LECTOR else self.ssip
+                ssip.send_speak(self.long_text)
+                ssip.finish_speak()
             else:
                 self.dbus.cmd("load " + self.long_file)
                 self.dbus.cmd("speak 175")
@@ -1292,6 +1314,10 @@ def report(b):
     r_dbus = med("resume to sound: Lector MPRIS D-Bus")
     p_sd = med("pause to silence: speech-dispatcher SSIP")
     r_sd = med("resume to sound: speech-dispatcher SSIP")
+    p_sdl = med("pause to silence: " + SD_LECTOR)
+    r_sdl = med("resume to sound: " + SD_LECTOR)
+    f_sd = med("first sound, sentence: speech-dispatcher SSIP")
+    f_sdl = med("first sound, sentence: " + SD_LECTOR)
     ex_p = R.get("exactness: pause/resume, lost(+)/repeated(-)")
     ex_s = R.get("exactness: seek back 3 s -> 1 s, lost(+)/repeated(-)")
     ex_f = R.get("exactness: seek forward 1 s -> 4 s, lost(+)/repeated(-)")
@@ -1333,6 +1359,13 @@ def report(b):
          verdict(le(p_dbus, 10))),
         ("Resume to sound over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(r_sd), r_dbus, "≤ 10 ms",
          verdict(le(r_dbus, 10))),
+        ("Through speech-dispatcher (SSIP), first sound of one sentence: Lector's module / its eSpeak NG module "
+         "(%s ms / %s ms)" % (fmt(f_sdl), fmt(f_sd)), ratio(f_sdl, f_sd), "figure", verdict(None),
+         iv("sentence: " + SD_LECTOR, "sentence: speech-dispatcher SSIP")),
+        ("Through speech-dispatcher (SSIP), pause to silence, ms: Lector's module (its eSpeak NG module: %s ms)"
+         % fmt(p_sd), p_sdl, "figure", verdict(None)),
+        ("Through speech-dispatcher (SSIP), resume to sound, ms: Lector's module (its eSpeak NG module: %s ms)"
+         % fmt(r_sd), r_sdl, "figure", verdict(None)),
         ("Audio lost across pause/resume, ms (max)", None if ex_p is None else max(0, ex_p[2]), "0 ms",
          verdict(None if ex_p is None else ex_p[2] <= 0)),
         ("Audio repeated across pause/resume, ms (max)", None if ex_p is None else max(0, -ex_p[0]), "≤ one word (~300 ms)",
