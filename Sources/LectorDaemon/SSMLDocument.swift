@@ -245,14 +245,18 @@ struct SSMLDocument {
         }
         var inner = ""
         var markPlaces: [(name: String, scalar: Int)] = []
+        var scalars = 0 // of `inner` so far: counting it again at each mark would be quadratic
         for token in tokens {
+            let piece: String
             switch token {
-            case .tag(let t): inner += t
-            case .text(let t): inner += Markup.escape(t)
+            case .tag(let t): piece = t
+            case .text(let t): piece = Markup.escape(t)
             case .mark(let name):
-                markPlaces.append((name, inner.unicodeScalars.count))
-                inner += "<mark name=\"" + Markup.escape(name) + "\"/>"
+                markPlaces.append((name, scalars))
+                piece = "<mark name=\"" + Markup.escape(name) + "\"/>"
             }
+            inner += piece
+            scalars += piece.unicodeScalars.count
         }
         // The root's tags have no content: the inner markup's content is the unit's.
         let content = SSMLText.content(of: inner)

@@ -46,11 +46,14 @@ public final class ModuleDriver {
                 return false
             }
             buffer += chunk[0..<count]
-            while let newline = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                handle(line)
+            // Lines are cut by index and the buffer shortened once per read: removing each line from the front
+            // would move the rest of the buffer once per line.
+            var start = 0
+            while let newline = buffer[start...].firstIndex(of: 10) {
+                handle(String(decoding: buffer[start..<newline], as: UTF8.self))
+                start = newline + 1
             }
+            buffer.removeFirst(start)
             if buffer.count > Self.maximumLine { buffer.removeAll() }
         }
         return true

@@ -41,6 +41,17 @@ import LectorCommon
         #expect(blocks.sentences.marks == [IndexMark(name: "m", offset: 4)])
     }
 
+    @Test func aMegabyteWithAMarkAfterEverySentenceIsParsedInLinearTime() throws {
+        // What speech-dispatcher sends for a 1 MB text: one <speak> with a mark after each sentence.
+        let sentence = "A sentence of the long text goes on for a while.<mark name=\"__spd_0\"/> "
+        let source = "<speak>" + String(repeating: sentence, count: (1 << 20) / sentence.utf8.count) + "</speak>"
+        let clock = ContinuousClock()
+        let started = clock.now
+        let doc = try SSMLDocument.parse(source)
+        #expect(doc.sentences.marks.count > 10_000)
+        #expect(clock.now - started < .seconds(10), "parsing took \(clock.now - started)")
+    }
+
     @Test func audioIsReplacedByItsFallbackAndNoReferenceIsKept() throws {
         let doc = try SSMLDocument.parse(#"<speak xml:base="http://example.com/"><audio src="bell.wav">Ding<desc>a bell</desc></audio> dong.<lexicon uri="http://example.com/l.pls" xml:id="l"/></speak>"#)
         #expect(doc.units.map(\.text) == ["Ding dong."])
