@@ -94,7 +94,14 @@ public enum Command {
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
         let output = parser.string("output", short: "o", "Render to a WAV file instead of playing (no daemon, no sound server)", argument: "FILE.wav")
+        let selection = parser.flag("selection", short: "s", "Read the selected text (the primary selection)")
+        let clipboard = parser.flag("clipboard", short: "c", "Read the text in the clipboard")
         guard let rest = parse(parser, args) else { return 2 }
+        if selection.value || clipboard.value {
+            return readSelection(clipboard.value ? .clipboard : .primary, rest: rest,
+                                 options: SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value,
+                                                       pitch: pitch.value, queue: queue.value), wait: wait.value)
+        }
         // Rendering runs in lector-daemon; hand over before standard input is read.
         if output.value != nil, local == nil { return DaemonExecutable.become(arguments) }
 
@@ -135,6 +142,26 @@ public enum Command {
             return 1
         }
         return client.speak(content, options: options, wait: wait.value)
+    }
+
+    /// `read --selection` / `--clipboard`: the selection's text, read like typed text (no file, no SSML).
+    private static func readSelection(_ which: Selection, rest: [String], options: SpeakOptions, wait: Bool) -> Int32 {
+        guard rest.isEmpty else {
+            printError("--\(which.rawValue) reads the \(which.rawValue): give no text with it")
+            return 2
+        }
+        switch which.read() {
+        case .failure(let error):
+            printError(error.message)
+            return 1
+        case .success(let text):
+            let client: Client
+            do { client = try Client.connect() } catch {
+                printError(error.description)
+                return 1
+            }
+            return client.speak(.text(text), options: options, wait: wait)
+        }
     }
 
     // MARK: control
