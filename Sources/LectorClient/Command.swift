@@ -160,6 +160,10 @@ public enum Command {
                 printError(error.description)
                 return 1
             }
+            // The same text again (one key pressed twice): pause or resume it instead of starting over.
+            if !options.queue, let state = client.sameTextState(text), state == "reading" || state == "paused" {
+                return client.call(.toggle)
+            }
             return client.speak(.text(text), options: options, wait: wait)
         }
     }

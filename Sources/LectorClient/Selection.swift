@@ -112,3 +112,22 @@ enum Selection: String {
 struct SelectionError: Error {
     var message: String
 }
+
+extension Client {
+    /// The daemon's state ("reading", "paused", "stopped") when the text it holds is `text` (white space at
+    /// the ends aside); nil when it holds another text or no daemon runs (nothing is started to ask).
+    func sameTextState(_ text: String) -> String? {
+        func get(_ name: String) -> Variant? {
+            let reply = try? connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+                                             method: "Get", arguments: [.string(Names.interface), .string(name)], autoStart: false)
+            return reply?.first?.unboxed
+        }
+        func trimmed(_ s: String) -> Substring {
+            let start = s.firstIndex { !$0.isWhitespace } ?? s.endIndex
+            let end = s.lastIndex { !$0.isWhitespace }.map { s.index(after: $0) } ?? start
+            return s[start..<end]
+        }
+        guard let held = get(Lector1.Property.text.rawValue)?.string, trimmed(held) == trimmed(text) else { return nil }
+        return get(Lector1.Property.state.rawValue)?.string
+    }
+}

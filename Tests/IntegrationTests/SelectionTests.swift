@@ -49,13 +49,20 @@ extension Integration {
             #expect(status.description.contains("Text from the clipboard"), "\(status)")
 
             let primaryText = session.directory.appendingPathComponent("primary.txt")
-            try "Selected words.".write(to: primaryText, atomically: true, encoding: .utf8)
+            try String(repeating: "Selected words are read. ", count: 8).write(to: primaryText, atomically: true, encoding: .utf8)
             let primary = try Self.own(session, display, "primary", primaryText)
             defer { primary.stopNow() }
             try await Task.sleep(for: .milliseconds(300))
-            let selected = try await session.lector(["read", "--selection", "--wait"], timeout: 30, environment: env)
+            let selected = try await session.lector(["read", "--selection"], timeout: 30, environment: env)
             #expect(selected.status == 0, "\(selected)")
-            #expect(try await session.status().description.contains("Selected words."))
+            #expect(await eventually(timeout: 5) { (try? await session.status().fields["state"]) == "reading" })
+            #expect(try await session.status().description.contains("Selected words are read."))
+            // The same selection again (the one key pressed twice): pause, then resume.
+            _ = try await session.lector(["read", "--selection"], environment: env)
+            #expect(try await session.status().fields["state"] == "paused")
+            _ = try await session.lector(["read", "--selection"], environment: env)
+            #expect(try await session.status().fields["state"] == "reading")
+            _ = try await session.lector(["stop"])
 
             // A clipboard holding only an image.
             let png = session.directory.appendingPathComponent("pixel.png")
