@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 extension Integration {
-    /// `lector read --selection` / `--clipboard` on X11: a real X server (Xvfb), the selection set by a real
-    /// client (xclip), what was heard recorded.
-    @Suite(.privateSession, .enabled(if: Paths.executable("Xvfb") != nil && Paths.executable("xclip") != nil))
+    /// `lector read --selection` / `--clipboard` on X11 (a real X server, Xvfb, the selection set by xclip) and on
+    /// Wayland (sway headless, set by wl-copy), what was heard recorded.
+    @Suite(.privateSession)
     struct Selection {
         /// Starts Xvfb on a free display of this session; returns it and its DISPLAY.
         static func startX(_ session: PrivateSession) async throws -> (BackgroundProcess, String) {
@@ -27,6 +27,7 @@ extension Integration {
 
         @Test("X11: --clipboard and --selection read what a real client set; empty, image-only and 100 MB are one line each")
         func x11() async throws {
+            try #require(Paths.executable("Xvfb") != nil && Paths.executable("xclip") != nil, "Xvfb and xclip are needed")
             let session = try await world()
             let (x, display) = try await Self.startX(session)
             defer { x.stopNow() }
@@ -85,6 +86,55 @@ extension Integration {
             #expect(tooBig.status == 1 && tooBig.stderr == "lector: the selection holds more than 32 MiB of text; Lector reads at most 32 MiB\n", "\(tooBig)")
             #expect(try await session.status().exitStatus == 0)
             try? FileManager.default.removeItem(at: big)
+        }
+
+        /// Starts sway headless (a wlroots compositor: it offers wlr-data-control) as `nobody` (sway refuses to
+        /// run as root) with its own runtime folder; returns it and the absolute WAYLAND_DISPLAY of its socket.
+        static func startSway(_ session: PrivateSession) async throws -> (BackgroundProcess, String, URL) {
+            // Outside the session folder, which `nobody` cannot enter; removed by the caller.
+            let runtime = try Paths.makeTemporaryDirectory(prefix: "lector-sway")
+            _ = try await session.run("chown", ["nobody:nogroup", runtime.path])
+            _ = try await session.run("chmod", ["700", runtime.path])
+            let config = runtime.appendingPathComponent("sway.conf")
+            try "output HEADLESS-1 resolution 640x480\n".write(to: config, atomically: true, encoding: .utf8)
+            let sway = try session.spawn("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "sway", "-c", config.path],
+                                         tag: "sway", environment: ["XDG_RUNTIME_DIR": runtime.path, "HOME": runtime.path,
+                                                                    "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1",
+                                                                    "WLR_RENDERER": "pixman", "WAYLAND_DISPLAY": ""])
+            var socket: String?
+            _ = await eventually(timeout: 10) {
+                socket = (try? FileManager.default.contentsOfDirectory(atPath: runtime.path))?
+                    .first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }
+                return socket != nil || !sway.isRunning
+            }
+            guard let socket else { throw HarnessError("sway did not start: \(sway.stderr)") }
+            return (sway, runtime.appendingPathComponent(socket).path, runtime)
+        }
+
+        @Test("Wayland (sway headless, wlr-data-control): --clipboard reads what wl-copy set; an empty primary selection is one line")
+        func wayland() async throws {
+            try #require(Paths.executable("sway") != nil && Paths.executable("wl-copy") != nil && Paths.executable("setpriv") != nil,
+                         "sway, wl-clipboard and setpriv are needed")
+            let session = try await world()
+            let (sway, display, runtime) = try await Self.startSway(session)
+            defer {
+                sway.stopNow()
+                try? FileManager.default.removeItem(at: runtime)
+            }
+            let env = ["WAYLAND_DISPLAY": display, "DISPLAY": ""]
+            let empty = try await session.lector(["read", "--selection"], environment: env)
+            #expect(empty.status == 1 && empty.stderr == "lector: the selection is empty\n", "\(empty)")
+            let copy = try session.spawn("wl-copy", ["--foreground", "Words copied on Wayland."], tag: "wl-copy", environment: env)
+            defer { copy.stopNow() }
+            #expect(await eventually(timeout: 5) {
+                (try? await session.run("wl-paste", ["--list-types"], timeout: 5, environment: env))?.status == 0
+            })
+            let start = session.recorder.mark()
+            let read = try await session.lector(["read", "--clipboard", "--wait"], timeout: 30, environment: env)
+            #expect(read.status == 0, "\(read)")
+            let heard = AudioAnalysis(session.recorder.samples(from: start))
+            #expect(heard.speechWindowSeconds > 0.8, "\(heard.summary)")
+            #expect(try await session.status().description.contains("Words copied on Wayland."))
         }
     }
 }
