@@ -21,6 +21,7 @@ public enum Command {
         ("sleep", "Pause reading after a time (20m, 1h30m) or at the end of this paragraph"),
         ("voices", "List the voices and languages eSpeak NG offers"),
         ("speechd", "Make Lector Speech Dispatcher's default output module (enable), or undo it (disable)"),
+        ("shortcut", "Bind a key to reading the selection (GNOME custom shortcut), or remove it"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
 
@@ -50,6 +51,7 @@ public enum Command {
         case "voice": return voice(rest)
         case "position": return position(rest)
         case "speechd": return SpeechdCommand.run(rest)
+        case "shortcut": return ShortcutCommand.run(rest)
         default:
             printError("unknown command '\(name)'; `lector --help` lists the commands")
             return 2

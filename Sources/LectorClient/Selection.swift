@@ -67,7 +67,7 @@ enum Selection: String {
 
     /// What a tool printed (at most `limit` bytes: it is stopped after that), its first error line, and
     /// whether it could not be started or ran out of time.
-    private static func run(_ argv: [String], limit: Int) -> (output: [UInt8], error: String, missing: Bool, timedOut: Bool) {
+    static func run(_ argv: [String], limit: Int) -> (output: [UInt8], error: String, missing: Bool, timedOut: Bool) {
         var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
         guard pipe(&out) == 0, pipe(&err) == 0 else { return ([], "no pipe", false, false) }
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
