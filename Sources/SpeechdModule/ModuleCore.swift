@@ -102,15 +102,20 @@ public struct ModuleCore: Sendable {
         let document = settings.document(kind, data)
         let content = SSML.content(document)
         guard !content.isEmpty else { return [.send(["301 ERROR CANT SPEAK"])] }
-        if kind == .text, let held = paused, SSML.resumeWords(held.content).ends(with: SSML.resumeWords(content)) {
-            paused = nil
-            message = Message(id: held.id, content: held.content, kind: kind, resuming: true)
-            return [.send(["200 OK SPEAKING"]), .request(.resume(held.id))]
+        var note: [ModuleAction] = []
+        if kind == .text, let held = paused {
+            let heldWords = SSML.resumeWords(held.content), newWords = SSML.resumeWords(content)
+            if heldWords.ends(with: newWords) {
+                paused = nil
+                message = Message(id: held.id, content: held.content, kind: kind, resuming: true)
+                return [.send(["200 OK SPEAKING"]), .request(.resume(held.id))]
+            }
+            note = [.log("a new message, not the paused one resent: \(newWords.prefix(8).joined(separator: " "))… (\(newWords.count) words; the paused one ends …\(heldWords.suffix(4).joined(separator: " ")))")]
         }
         paused = nil
         early = []
         message = Message(id: nil, content: content, kind: kind)
-        return [.send(["200 OK SPEAKING"]), .request(.speak(document: document, options: settings.options()))]
+        return note + [.send(["200 OK SPEAKING"]), .request(.speak(document: document, options: settings.options()))]
     }
 
     /// The daemon's answer to Speak: the new utterance's id, or the D-Bus error (name, message).
