@@ -4,15 +4,28 @@ import LectorCommon
 public enum DaemonRequest: Equatable, Sendable {
     /// Speak `document` (SSML) with `options`; the driver answers with `ModuleCore.spoke`.
     case speak(document: String, options: SpeakOptions)
-    /// Stop, Pause or Resume, when `utterance` is the one being read.
-    case stop(UInt64), pause(UInt64), resume(UInt64)
+    /// Stop, when `utterance` is the one being read.
+    case stop(UInt64)
+    /// Pause, when `utterance` is the one being read.
+    case pause(UInt64)
+    /// Resume the paused `utterance`.
+    case resume(UInt64)
     /// ListVoices; the driver answers with `ModuleCore.listed`.
     case listVoices
 }
 
 /// What the daemon told about an utterance (its signals, by the utterance's id).
 public enum DaemonEvent: Equatable, Sendable {
-    case started, paused, resumed, stopped, finished
+    /// Started: the first sound was heard.
+    case started
+    /// Paused: the stream was corked.
+    case paused
+    /// Resumed: the stream plays again.
+    case resumed
+    /// Stopped: Stop, or another text replaced it.
+    case stopped
+    /// Finished: its end was heard.
+    case finished
     /// An SSML mark was heard.
     case mark(String)
     /// Reading ended on a failure (a fatal Error signal).
@@ -23,9 +36,11 @@ public enum DaemonEvent: Equatable, Sendable {
 public enum ModuleAction: Equatable, Sendable {
     /// Lines for standard output, in order (each ends with `\n` when written).
     case send([String])
+    /// A call to the daemon.
     case request(DaemonRequest)
     /// One line for standard error (the server's log of the module).
     case log(String)
+    /// End the module (after QUIT's reply).
     case quit
 }
 

@@ -29,7 +29,14 @@ public enum ModuleCommand: Equatable, Sendable {
 
 /// The kind of a message: SPEAK, CHAR, KEY or SOUND_ICON.
 public enum MessageKind: String, Equatable, Sendable {
-    case text = "SPEAK", character = "CHAR", key = "KEY", soundIcon = "SOUND_ICON"
+    /// SPEAK: SSML text.
+    case text = "SPEAK"
+    /// CHAR: one character.
+    case character = "CHAR"
+    /// KEY: a key name (SSIP KEY: `a`, `shift_a`, `space`, …).
+    case key = "KEY"
+    /// SOUND_ICON: an icon's symbolic name.
+    case soundIcon = "SOUND_ICON"
 }
 
 /// Turns the lines of the module protocol into commands. Pure: feed it lines (without their `\n`); it
