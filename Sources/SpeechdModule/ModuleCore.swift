@@ -177,7 +177,13 @@ public struct ModuleCore: Sendable {
         switch event {
         case .started: begin()
         case .resumed: if m.resuming { begin() }
-        case .mark(let name): begin(); lines += ["700-\(name)", "700 INDEX MARK"]
+        case .mark(let name):
+            begin()
+            // speech-dispatcher's own marks (`__spd_N`) only tell it where to resend a paused message from;
+            // 0.11.4 loses the message when it resends from one a second time (its reload of an already
+            // reloaded text finds no mark). Without them it resends the whole message, which the module
+            // recognizes and resumes exactly. Clients' own marks go through.
+            if !name.hasPrefix("__spd_") { lines += ["700-\(name)", "700 INDEX MARK"] }
         case .paused:
             guard m.pauseAsked else { return [] }
             begin()
