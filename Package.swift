@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "lector-daemon", targets: ["lector-daemon"]),
         // The reader window (GTK 4, libadwaita): a D-Bus client of the daemon, started by `lector window`.
         .executable(name: "lector-window", targets: ["lector-window"]),
+        // Speech Dispatcher's output module (installed as sd_lector): a client of the daemon over D-Bus.
+        .executable(name: "lector-speechd-module", targets: ["lector-speechd-module"]),
     ],
     targets: [
         // C libraries (module maps only)
@@ -73,6 +75,9 @@ let package = Package(
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-window", dependencies: ["LectorWindow"], linkerSettings: staticSwiftRuntime),
+        // The Speech Dispatcher output module: the module protocol (pure) and its driver over GLibKit.
+        .target(name: "SpeechdModule", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "SystemKit"]),
+        .executableTarget(name: "lector-speechd-module", dependencies: ["SpeechdModule"], linkerSettings: staticSwiftRuntime),
 
         // Helpers more than one test target uses (seeded random numbers, the shared test files).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -85,6 +90,7 @@ let package = Package(
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorCommon"]),
         .testTarget(name: "LectorClientTests", dependencies: ["LectorClient", "LectorCommon"]),
         .testTarget(name: "LectorWindowTests", dependencies: ["LectorWindow"]),
+        .testTarget(name: "SpeechdModuleTests", dependencies: ["SpeechdModule", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore", "XMLKit", "ArchiveKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),

@@ -238,6 +238,10 @@ class DBusClient:
             self.proc.kill()
 
 
+# speech-dispatcher speaking through Lector's module (sd_lector) rather than its own eSpeak NG module.
+SD_LECTOR = "speech-dispatcher SSIP, Lector's module"
+
+
 class SSIP:
     """A persistent Speech Synthesis Interface Protocol connection to speech-dispatcher (its unix socket)."""
 
@@ -412,36 +416,63 @@ class Bench:
                 time.sleep(0.05)
 
     def start_speechd(self):
-        pidfile = os.path.join(self.work, "speechd.pid")
-        argv = ["speech-dispatcher", "-d", "-t", "0", "-c", "unix_socket", "-S", self.sd_sock,
-                "-P", pidfile, "-L", os.path.join(self.work, "speechd-log")]
-        os.makedirs(os.path.join(self.work, "speechd-log"), exist_ok=True)
-        self.cmdline("speech-dispatcher", argv)
-        subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # The system configuration (its eSpeak NG module) for the peer; a second speech-dispatcher, with its own
+        # socket and a user configuration whose default is Lector's module (sd_lector, built beside lector), for
+        # Lector's module: one server's stuck eSpeak NG module (after PAUSE/RESUME, or a STOP of 1 MB) then
+        # never delays the other's measurements.
+        module = os.path.join(os.path.dirname(self.o.lector), "lector-speechd-module")
+        self.sd_pid = self.spawn_speechd(self.sd_sock, "speechd", None)
+        self.sd_lector_sock = os.path.join(self.work, "speechd-lector.sock")
+        self.sd_lector_pid = self.spawn_speechd(
+            self.sd_lector_sock, "speechd-lector",
+            'Include "/etc/speech-dispatcher/speechd.conf"\n'
+            'AddModule "lector" "%s" "lector.conf"\nDefaultModule lector\n' % module)
+        self.ssip = SSIP(self.sd_sock)
+        self.ssip_lector = SSIP(self.sd_lector_sock)
+
+    def spawn_speechd(self, sock, name, config_text):
+        """Starts speech-dispatcher on `sock` (with `config_text` as the user's speechd.conf when given) and
+        returns its pid."""
+        pidfile = os.path.join(self.work, name + ".pid")
+        logdir = os.path.join(self.work, name + "-log")
+        argv = ["speech-dispatcher", "-d", "-t", "0", "-c", "unix_socket", "-S", sock, "-P", pidfile, "-L", logdir]
+        os.makedirs(logdir, exist_ok=True)
+        env = self.env
+        if config_text:
+            config = os.path.join(self.work, name + "-config")
+            os.makedirs(os.path.join(config, "speech-dispatcher"), exist_ok=True)
+            with open(os.path.join(config, "speech-dispatcher", "speechd.conf"), "w") as f:
+                f.write(config_text)
+            env = dict(self.env, XDG_CONFIG_HOME=config)
+            self.cmdline(name, ["env", "XDG_CONFIG_HOME=" + config] + argv)
+        else:
+            self.cmdline(name, argv)
+        subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         deadline = time.perf_counter() + 15
-        while not os.path.exists(self.sd_sock):
+        while not os.path.exists(sock):
             if time.perf_counter() > deadline:
                 raise SystemExit("bench: speech-dispatcher did not come up")
             time.sleep(0.05)
         try:
             with open(pidfile) as f:
-                self.sd_pid = int(f.read().strip())
+                return int(f.read().strip())
         except (OSError, ValueError):
-            self.sd_pid = None
-        self.ssip = SSIP(self.sd_sock)
+            return None
 
     def stop_all(self):
-        for closer in (getattr(self, "ssip", None), getattr(self, "dbus", None)):
+        for closer in (getattr(self, "ssip", None), getattr(self, "ssip_lector", None), getattr(self, "dbus", None)):
             if closer:
                 try:
                     closer.close()
                 except Exception:
                     pass
-        if self.sd_pid:
-            for pid in children(self.sd_pid):
+        for sd_pid in (self.sd_pid, getattr(self, "sd_lector_pid", None)):
+            if not sd_pid:
+                continue
+            for pid in children(sd_pid):
                 os.kill(pid, signal.SIGTERM)
             try:
-                os.kill(self.sd_pid, signal.SIGTERM)
+                os.kill(sd_pid, signal.SIGTERM)
             except OSError:
                 pass
         if self.daemon and self.daemon.poll() is None:
@@ -455,8 +486,8 @@ class Bench:
     def lector_stop(self):
         self.dbus.call(LECTOR_OBJ, "Stop")
 
-    def ssip_stop(self):
-        self.ssip.cmd("STOP all")
+    def ssip_stop(self, ssip=None):
+        (ssip or self.ssip).cmd("STOP all")
 
     def run_cmd(self, argv, what):
         self.cmdline(what, argv)
@@ -480,6 +511,7 @@ class Bench:
             ("spd-say", self.fs_spd_say),
             ("spd-say, server not running", self.fs_spd_say_cold),
             ("speech-dispatcher SSIP", self.fs_ssip),
+            (SD_LECTOR, lambda kind, timeout: self.fs_ssip(kind, timeout, self.ssip_lector)),
         ]
         # "NAME;NAME" (";": a name may hold a comma): only these tools, for working on the bench itself.
         names = os.environ.get("LECTOR_BENCH_TOOLS")
@@ -501,7 +533,7 @@ class Bench:
                 try:
                     value = fn(kind, timeout)
                 except Exception as e:  # a peer that fails is reported, not fatal; Lector failing is
-                    if "ector" in name:
+                    if "ector" in name and not name.startswith("speech-dispatcher"):
                         raise
                     self.notes.append("%s (%s): %s" % (name, kind, e))
                     value = None
@@ -682,18 +714,19 @@ class Bench:
                 pass
         return self.measure(start, timeout, stop)
 
-    def fs_ssip(self, kind, timeout):
+    def fs_ssip(self, kind, timeout, connection=None):
+        ssip = connection or self.ssip
         text = self.big_text if kind == "1 MB" else SENTENCE
-        self.ssip.cmd("SPEAK")
+        ssip.cmd("SPEAK")
         body = "\r\n".join((".." + l if l.startswith(".") else l) for l in text.split("\n"))
         payload = body.encode() + b"\r\n.\r\n"
         self.rec.calibrate()
         def start():
-            self.ssip.sock.sendall(payload)
+            ssip.sock.sendall(payload)
         def stop(_):
-            self.ssip.finish_speak()
+            ssip.finish_speak()
             if kind == "1 MB":
-                self.ssip_stop()
+                self.ssip_stop(ssip)
         return self.measure(start, timeout, stop)
 
     # -- pause and resume
@@ -711,13 +744,15 @@ class Bench:
             ("playerctl", lambda: self.run_cmd(["playerctl", "-p", "lector", "pause"], "playerctl pause").wait(10),
              lambda: self.run_cmd(["playerctl", "-p", "lector", "play"], "playerctl play").wait(10)),
             ("speech-dispatcher SSIP", lambda: self.ssip.cmd("PAUSE self"), lambda: self.ssip.cmd("RESUME self")),
+            (SD_LECTOR, lambda: self.ssip_lector.cmd("PAUSE self"), lambda: self.ssip_lector.cmd("RESUME self")),
         ]
         for name, pause, resume in variants:
             self.quiet()
             sd = name.startswith("speech")
             if sd:
-                self.ssip.send_speak(self.long_text)
-                self.ssip.finish_speak()
+                ssip = self.ssip_lector if name == SD_LECTOR else self.ssip
+                ssip.send_speak(self.long_text)
+                ssip.finish_speak()
             else:
                 self.dbus.cmd("load " + self.long_file)
                 self.dbus.cmd("speak 175")
@@ -736,7 +771,7 @@ class Bench:
                 resume()
                 self.add("resume to sound: " + name, ms(self.rec.first_sound(mark, 5)))
             if sd:
-                self.ssip_stop()
+                self.ssip_stop(ssip)
             else:
                 self.lector_stop()
         log("pause/resume done")
@@ -1349,6 +1384,10 @@ def report(b):
     r_dbus = med("resume to sound: Lector MPRIS D-Bus")
     p_sd = med("pause to silence: speech-dispatcher SSIP")
     r_sd = med("resume to sound: speech-dispatcher SSIP")
+    p_sdl = med("pause to silence: " + SD_LECTOR)
+    r_sdl = med("resume to sound: " + SD_LECTOR)
+    f_sd = med("first sound, sentence: speech-dispatcher SSIP")
+    f_sdl = med("first sound, sentence: " + SD_LECTOR)
     ex_p = R.get("exactness: pause/resume, lost(+)/repeated(-)")
     ex_s = R.get("exactness: seek back 3 s -> 1 s, lost(+)/repeated(-)")
     ex_f = R.get("exactness: seek forward 1 s -> 4 s, lost(+)/repeated(-)")
@@ -1390,6 +1429,13 @@ def report(b):
          verdict(le(p_dbus, 10))),
         ("Resume to sound over D-Bus, ms (Lector / speech-dispatcher %s ms)" % fmt(r_sd), r_dbus, "≤ 10 ms",
          verdict(le(r_dbus, 10))),
+        ("Through speech-dispatcher (SSIP), first sound of one sentence: Lector's module / its eSpeak NG module "
+         "(%s ms / %s ms)" % (fmt(f_sdl), fmt(f_sd)), ratio(f_sdl, f_sd), "figure", verdict(None),
+         iv("sentence: " + SD_LECTOR, "sentence: speech-dispatcher SSIP")),
+        ("Through speech-dispatcher (SSIP), pause to silence, ms: Lector's module (its eSpeak NG module: %s ms)"
+         % fmt(p_sd), p_sdl, "figure", verdict(None)),
+        ("Through speech-dispatcher (SSIP), resume to sound, ms: Lector's module (its eSpeak NG module: %s ms)"
+         % fmt(r_sd), r_sdl, "figure", verdict(None)),
         ("Audio lost across pause/resume, ms (max)", None if ex_p is None else max(0, ex_p[2]), "0 ms",
          verdict(None if ex_p is None else ex_p[2] <= 0)),
         ("Audio repeated across pause/resume, ms (max)", None if ex_p is None else max(0, -ex_p[0]), "≤ one word (~300 ms)",
@@ -1627,7 +1673,7 @@ def main():
     b.run()
     # Timings never fail the bench; Lector not being heard at all does (that is breakage, not slowness).
     silent = [k for k, v in b.results.items() if "ector" in k and v and all(x is None for x in v)
-              and not k.startswith("exactness")]
+              and not k.startswith("exactness") and SD_LECTOR not in k]
     if silent:
         print("bench: Lector was not heard in: " + "; ".join(silent), file=sys.stderr)
         sys.exit(1)

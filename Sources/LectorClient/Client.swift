@@ -326,17 +326,3 @@ func seconds(_ microseconds: Int64) -> String {
     let frac = String(ms % 1000)
     return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
 }
-
-/// Starting the daemon from a client that must not wait for it (the reader window watches the bus name
-/// instead).
-public enum DaemonLauncher {
-    /// Where a daemon started this way logs.
-    public static var logPath: String { Client.logPath() }
-
-    /// Starts a detached `lector-daemon daemon` (`Client.spawnDaemon`) and returns at once.
-    /// - Returns: nil, or one line saying why it could not be started.
-    public static func spawn() -> String? {
-        do { try Client.spawnDaemon() } catch { return error.description }
-        return nil
-    }
-}

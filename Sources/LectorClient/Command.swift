@@ -25,6 +25,8 @@ public enum Command {
         ("repeat", "Repeat the sentence being read, or the whole text and queue, or nothing"),
         ("voices", "List the voices (eSpeak NG and Piper) and their languages; `voices add FILE.onnx` installs a Piper voice"),
         ("window", "Show the reader window: the text, with the word being heard highlighted"),
+        ("speechd", "Make Lector Speech Dispatcher's default output module (enable), or undo it (disable)"),
+        ("shortcut", "Bind a key to reading the selection (GNOME custom shortcut), or remove it"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
 
@@ -71,6 +73,8 @@ public enum Command {
         case "rate", "pitch": return prosody(name, rest)
         case "voice": return voice(rest)
         case "position": return position(rest)
+        case "speechd": return SpeechdCommand.run(rest)
+        case "shortcut": return ShortcutCommand.run(rest)
         default:
             printError("unknown command '\(name)'; `lector --help` lists the commands")
             return 2
@@ -122,7 +126,18 @@ public enum Command {
         let quiet = parser.flag("quiet", "With --output: no progress bar")
         let force = parser.flag("force", "With --output: replace an existing file")
         let split = parser.string("split", "With --output: \"chapters\" writes one file per chapter and an .m3u playlist", argument: "chapters")
+        let selection = parser.flag("selection", short: "s", "Read the selected text (the primary selection)")
+        let clipboard = parser.flag("clipboard", short: "c", "Read the text in the clipboard")
         guard let rest = parse(parser, args) else { return 2 }
+        if selection.value || clipboard.value {
+            guard output.value == nil else {
+                printError("--selection and --clipboard are read aloud, not rendered: give the text or --file with --output")
+                return 2
+            }
+            return readSelection(clipboard.value ? .clipboard : .primary, rest: rest,
+                                 options: SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value,
+                                                       pitch: pitch.value, queue: queue.value), wait: wait.value)
+        }
         // One --format: with --output the audio file's, else the text's (the two sets of names are apart, so an
         // audio format without --output is a usage error, not a text format nobody knows).
         let audioFormats: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
@@ -192,6 +207,30 @@ public enum Command {
             return 1
         }
         return client.speak(content, options: options, wait: wait.value)
+    }
+
+    /// `read --selection` / `--clipboard`: the selection's text, read like typed text (no file, no SSML).
+    private static func readSelection(_ which: Selection, rest: [String], options: SpeakOptions, wait: Bool) -> Int32 {
+        guard rest.isEmpty else {
+            printError("--\(which.rawValue) reads the \(which.rawValue): give no text with it")
+            return 2
+        }
+        switch which.read() {
+        case .failure(let error):
+            printError(error.message)
+            return 1
+        case .success(let text):
+            let client: Client
+            do { client = try Client.connect() } catch {
+                printError(error.description)
+                return 1
+            }
+            // The same text again (one key pressed twice): pause or resume it instead of starting over.
+            if !options.queue, let state = client.sameTextState(text), state == "reading" || state == "paused" {
+                return client.call(.toggle)
+            }
+            return client.speak(.text(text), options: options, wait: wait)
+        }
     }
 
     // MARK: control

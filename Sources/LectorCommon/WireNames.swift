@@ -156,6 +156,8 @@ public enum Lector1 {
         case sentence = "Sentence"
         /// A word starts being heard.
         case word = "Word"
+        /// An SSML mark is reached.
+        case mark = "Mark"
         /// Reading paused.
         case paused = "Paused"
         /// Reading resumed.
@@ -167,14 +169,15 @@ public enum Lector1 {
         /// A sentence lost, or (fatal) reading ended by a failure.
         case error = "Error"
 
-        /// Sentence: (id, index, start, length, language); Word: (id, start, length); Paused and Resumed:
-        /// (id, position in µs); Error: (id, message, fatal).
+        /// Sentence: (id, index, start, length, language); Word: (id, start, length); Mark: (id, name);
+        /// Paused and Resumed: (id, position in µs); Error: (id, message, fatal).
         public var signature: String {
             switch self {
             case .started, .stopped, .finished: "t"
             case .sentence: "tuuus"
             case .word: "tuu"
             case .paused, .resumed: "tx"
+            case .mark: "ts"
             case .error: "tsb"
             }
         }

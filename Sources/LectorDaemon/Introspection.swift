@@ -151,6 +151,10 @@ enum Introspection {
     <signal name="Word">
       <arg name="utterance" type="t"/><arg name="start" type="u"/><arg name="length" type="u"/>
     </signal>
+    <!-- Mark: an SSML <mark name="…"/> of an SSML text is reached: sent when the first word (or sentence) at or
+         after it starts to be heard, or just before Finished for marks after the last word. Marks come in text
+         order, between the events around them; none after Stopped or a fatal Error. -->
+    <signal name="Mark"><arg name="utterance" type="t"/><arg name="name" type="s"/></signal>
     <signal name="Paused"><arg name="utterance" type="t"/><arg name="position" type="x"/></signal>
     <signal name="Resumed"><arg name="utterance" type="t"/><arg name="position" type="x"/></signal>
     <signal name="Stopped"><arg name="utterance" type="t"/></signal>

@@ -17,6 +17,8 @@ final class LectorService: DBusDeferringObject {
     /// The clients (unique bus names) that asked for Word signals (WatchWords), each watched so that it is
     /// forgotten when it leaves the bus.
     private var wordWatchers: [String: NameWatch] = [:]
+    /// Which SSML marks of the utterance being read were announced.
+    private var markCursor = MarkCursor()
 
     init(reader: Reader) {
         self.reader = reader
@@ -195,6 +197,11 @@ final class LectorService: DBusDeferringObject {
 
     /// Sends `event` as its signal, at once (events are ordered and timed by the engine).
     func emit(_ event: SpeechEvent, position: Int64) {
+        let current = reader.current.flatMap { $0.id == event.utterance ? $0 : nil }
+        for mark in markCursor.reached(by: event, marks: current?.marks ?? []) {
+            connection?.emitSignal(path: Names.path, interface: Names.interface, name: Lector1.Signal.mark.rawValue,
+                                   arguments: [.uint64(event.utterance), .string(mark.name)])
+        }
         var language = ""
         if case .sentence(_, let index, _) = event {
             language = reader.current.flatMap { $0.id == event.utterance ? $0.voice(ofSentence: index).language : nil } ?? ""

@@ -24,10 +24,12 @@ import Synthesis
 /// eSpeak NG as a document of its own, wrapped in the root's `<speak …>` start tag, and is one sentence for
 /// Lector (position, Next/Previous, the Sentence event); see docs/ARCHITECTURE.md.
 struct SSMLDocument {
-    /// One unit of synthesis: its text content (trimmed) and the SSML document that speaks it.
+    /// One unit of synthesis: its text content (trimmed), the SSML document that speaks it, and its
+    /// `<mark/>`s with their offsets in `text`.
     struct Unit: Equatable {
         var text: String
         var markup: String
+        var marks: [IndexMark] = []
     }
 
     /// The units, in order; never empty.
@@ -94,6 +96,10 @@ struct SSMLDocument {
                 depth += 1
                 if dropDepth > 0 || SSMLDocument.dropped.contains(name) { dropDepth += 1; return }
                 if SSMLDocument.unwrapped.contains(name) { return }
+                if name == "mark" {
+                    current.append(.mark(TextCleaner.clean(attributes.first { $0.name == "name" }?.value ?? "")))
+                    return
+                }
                 if depth == 2 && SSMLDocument.blocks.contains(name) {
                     if !current.isEmpty { units.append(current) }
                     current = []
@@ -104,7 +110,7 @@ struct SSMLDocument {
                 depth -= 1
                 if depth == 0 { return }
                 if dropDepth > 0 { dropDepth -= 1; return }
-                if SSMLDocument.unwrapped.contains(name) { return }
+                if SSMLDocument.unwrapped.contains(name) || name == "mark" { return }
                 current.append(.tag("</\(name)>"))
                 if depth == 1 && inBlock {
                     units.append(current)
@@ -141,36 +147,51 @@ struct SSMLDocument {
     /// replaces the sentence's closing pause. Before the first text it joins the first unit. Each unit's inner
     /// markup is built once and appended to in place, so that a long run of empty units costs as much as their
     /// own markup (not a rebuild of the unit they join for each of them).
+    /// The marks of a unit with no text go with it: at the end of the previous unit, or at the start of the first.
     private static func joined(_ units: [[Token]], rootTag: String) -> [Unit] {
         var texts: [String] = []
         var inners: [String] = []
+        var marks: [[IndexMark]] = []
         var carried = ""
+        var carriedMarks: [IndexMark] = []
         for tokens in units {
-            let (text, inner) = Self.content(tokens)
+            let (text, inner, unitMarks) = Self.content(tokens)
             if text.isEmpty {
-                if inners.isEmpty { carried += inner } else { inners[inners.count - 1] += inner }
+                if inners.isEmpty {
+                    carried += inner
+                    carriedMarks += unitMarks
+                } else {
+                    inners[inners.count - 1] += inner
+                    let end = texts[texts.count - 1].unicodeScalars.count
+                    marks[marks.count - 1] += unitMarks.map { IndexMark(name: $0.name, offset: end) }
+                }
                 continue
             }
             texts.append(text)
             inners.append(carried + inner)
+            marks.append(carriedMarks + unitMarks)
             carried = ""
+            carriedMarks = []
         }
-        return zip(texts, inners).map { Unit(text: $0, markup: rootTag + $1 + "</speak>") }
+        return texts.indices.map { Unit(text: texts[$0], markup: rootTag + inners[$0] + "</speak>", marks: marks[$0]) }
     }
 
-    /// The utterance text (the units' texts, one per line) and its sentences, one per unit.
-    var sentences: (text: String, sentences: [Sentence]) {
+    /// The utterance text (the units' texts, one per line), its sentences, one per unit, and its marks (offsets
+    /// in that text).
+    var sentences: (text: String, sentences: [Sentence], marks: [IndexMark]) {
         var text = ""
         var offset = 0
         var sentences: [Sentence] = []
+        var marks: [IndexMark] = []
         for (i, unit) in units.enumerated() {
             if i > 0 { text += "\n"; offset += 1 }
             let count = unit.text.unicodeScalars.count
             sentences.append(Sentence(range: offset..<offset + count, text: unit.text, markup: unit.markup))
+            marks += unit.marks.map { IndexMark(name: $0.name, offset: offset + $0.offset) }
             text += unit.text
             offset += count
         }
-        return (text, sentences)
+        return (text, sentences, marks)
     }
 
     /// The 1-based line and column (in characters) of the first `needle` in `text`, ignoring ASCII case.
@@ -193,7 +214,7 @@ struct SSMLDocument {
 
     // MARK: building units
 
-    fileprivate enum Token { case tag(String), text(String) }
+    fileprivate enum Token { case tag(String), text(String), mark(String) }
 
     fileprivate static func startTag(_ name: String, _ attributes: [MarkupEvent.Attribute]) -> String {
         var tag = "<" + name
@@ -205,8 +226,9 @@ struct SSMLDocument {
 
     /// The text and inner markup (without the root's tags) of the unit made of `tokens`: its text is trimmed
     /// of white space at both ends by trimming the first and last text tokens, so that the markup's content
-    /// is exactly the unit's text. Linear in the tokens' length.
-    private static func content(_ tokens: [Token]) -> (text: String, inner: String) {
+    /// is exactly the unit's text. A mark is kept in the markup (eSpeak NG ignores it) and placed in the text.
+    /// Linear in the tokens' length.
+    private static func content(_ tokens: [Token]) -> (text: String, inner: String, marks: [IndexMark]) {
         var tokens = tokens
         if let first = tokens.firstIndex(where: { if case .text(let t) = $0 { return !t.allSatisfy(\.isWhitespace) } else { return false } }) {
             for i in 0..<first { if case .text = tokens[i] { tokens[i] = .text("") } }
@@ -219,16 +241,25 @@ struct SSMLDocument {
                 tokens[last] = .text(String(s))
             }
         } else {
-            tokens = tokens.filter { if case .tag = $0 { return true } else { return false } }
+            tokens = tokens.filter { if case .text = $0 { return false } else { return true } }
         }
         var inner = ""
+        var markPlaces: [(name: String, scalar: Int)] = []
+        var scalars = 0 // of `inner` so far: counting it again at each mark would be quadratic
         for token in tokens {
+            let piece: String
             switch token {
-            case .tag(let t): inner += t
-            case .text(let t): inner += Markup.escape(t)
+            case .tag(let t): piece = t
+            case .text(let t): piece = Markup.escape(t)
+            case .mark(let name):
+                markPlaces.append((name, scalars))
+                piece = "<mark name=\"" + Markup.escape(name) + "\"/>"
             }
+            inner += piece
+            scalars += piece.unicodeScalars.count
         }
         // The root's tags have no content: the inner markup's content is the unit's.
-        return (SSMLText.content(of: inner).text, inner)
+        let content = SSMLText.content(of: inner)
+        return (content.text, inner, markPlaces.map { IndexMark(name: $0.name, offset: content.offsets[$0.scalar]) })
     }
 }

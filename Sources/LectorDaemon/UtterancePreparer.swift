@@ -114,6 +114,7 @@ final class UtterancePreparer {
         var sentences: [Sentence] = []
         var voices: [UtteranceVoice] = []
         var runs: [SentenceCutter.Run] = []
+        var marks: [IndexMark] = []
         var detection: SentenceCutter.Detection?
         if document == nil && options.voice == nil && options.language == nil {
             detection = try detectingLanguages(of: cleaned) // each paragraph in its own (detected) language
@@ -121,7 +122,7 @@ final class UtterancePreparer {
             let voice = try chosenVoice(options, requested: options.language ?? document?.language)
             voices = [voice]
             // SSML: one sentence per top-level <p>/<s> (see SSMLDocument); no detection, xml:lang says it.
-            if let document { (cleaned, sentences) = document.sentences } else {
+            if let document { (cleaned, sentences, marks) = document.sentences } else {
                 runs = [.init(range: 0..<Int.max, language: voice.language, voice: 0)] // to the end of the text
             }
         }
@@ -145,10 +146,11 @@ final class UtterancePreparer {
         }
         let assigned = id ?? nextID
         if id == nil { nextID += 1 }
-        let utterance = Utterance(id: assigned, text: cleaned, sentences: sentences, voices: voices,
+        var utterance = Utterance(id: assigned, text: cleaned, sentences: sentences, voices: voices,
                                   rate: rate, pitch: pitch,
                                   title: options.title ?? TextCleaner.title(of: cleaned), url: options.url,
                                   pendingText: rest?.pendingText ?? 0)
+        utterance.marks = marks
         return (utterance, rest)
     }
 

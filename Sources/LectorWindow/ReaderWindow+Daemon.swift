@@ -128,7 +128,7 @@ extension ReaderWindow {
             apply(model.ended(id))
         case .error:
             if args.count >= 2, let message = args[1].string { say(message) }
-        case .paused, .resumed:
+        case .paused, .resumed, .mark:
             break
         }
     }

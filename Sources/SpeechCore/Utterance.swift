@@ -102,6 +102,9 @@ public struct Utterance: Equatable, Sendable {
     public var url: String?
     /// The text's title, authors and chapters where its source says them (documents); empty for typed text.
     public var structure = TextStructure()
+    /// The SSML index marks of the text, sorted by offset; empty for plain text. Each is announced when it is
+    /// heard (see `MarkCursor`).
+    public var marks: [IndexMark] = []
 
     /// Creates an utterance read in one language with one voice. `sentences` must not be empty;
     /// `pendingText` > 0 when they are only the first ones (see `pendingText`).

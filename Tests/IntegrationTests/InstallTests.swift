@@ -31,6 +31,7 @@ extension Integration {
                 "libexec/lector-window",
                 "share/dbus-1/services/org.lector.Lector.Window.service",
                 "libexec/lector-piper-worker",
+                "lib/speech-dispatcher-modules/sd_lector",
                 "share/applications/org.lector.Lector.desktop",
                 "share/dbus-1/services/org.lector.Lector.service",
                 "share/dbus-1/interfaces/org.lector.Lector1.xml",
@@ -51,7 +52,9 @@ extension Integration {
             // Nothing else: every installed file is one of those.
             let installed = (fm.enumerator(atPath: dest)?.allObjects as? [String] ?? [])
                 .filter { !isDirectory("\(dest)/\($0)") }
-            #expect(installed.count == expected.count + 1, "installed: \(installed.sorted())")
+            // The Speech Dispatcher module's configuration, in SYSCONFDIR (/etc for the /usr prefix).
+            #expect(fm.fileExists(atPath: "\(dest)/etc/speech-dispatcher/modules/lector.conf"), "not installed: lector.conf")
+            #expect(installed.count == expected.count + 2, "installed: \(installed.sorted())")
 
             let validate = try await session.run("desktop-file-validate", ["\(usr)/share/applications/org.lector.Lector.desktop"])
             #expect(validate.status == 0 && validate.stdout.isEmpty && validate.stderr.isEmpty, "\(validate)")

@@ -22,12 +22,34 @@ import LectorCommon
         #expect(doc.units[0].markup == #"<speak version="1.1" xml:lang="de"><p>Hello <prosody rate="slow">big world</prosody>.</p><break time="1s"></break></speak>"#)
         #expect(doc.units[1].markup.contains(#"xml:lang="de"><p>After the break &amp; more.</p></speak>"#), "\(doc.units[1].markup)")
         for unit in doc.units { #expect(SSMLText.content(of: unit.markup).text == unit.text) }
-        let (text, sentences) = doc.sentences
+        let (text, sentences, _) = doc.sentences
         #expect(text == "Hello big world.\nAfter the break & more.\nLoose text here.")
         for s in sentences {
             #expect(String(String.UnicodeScalarView(Array(text.unicodeScalars)[s.range])) == s.text)
             #expect(s.markup != nil)
         }
+    }
+
+    @Test func marksArePlacedInTheTextTheyPrecede() throws {
+        let doc = try SSMLDocument.parse(#"<speak><mark name="a"/>Hello.<mark name="__spd_1"/> World &amp; <mark name="b"/>you.<mark name="end"/></speak>"#)
+        #expect(doc.units.map(\.text) == ["Hello. World & you."])
+        #expect(doc.units[0].markup.contains(#"<mark name="__spd_1"/>"#))
+        #expect(doc.sentences.marks == [IndexMark(name: "a", offset: 0), IndexMark(name: "__spd_1", offset: 6),
+                                        IndexMark(name: "b", offset: 15), IndexMark(name: "end", offset: 19)])
+        let blocks = try SSMLDocument.parse(#"<speak><s>One.</s><mark name="m"/><s>Two.</s></speak>"#)
+        #expect(blocks.sentences.text == "One.\nTwo.")
+        #expect(blocks.sentences.marks == [IndexMark(name: "m", offset: 4)])
+    }
+
+    @Test func aMegabyteWithAMarkAfterEverySentenceIsParsedInLinearTime() throws {
+        // What speech-dispatcher sends for a 1 MB text: one <speak> with a mark after each sentence.
+        let sentence = "A sentence of the long text goes on for a while.<mark name=\"__spd_0\"/> "
+        let source = "<speak>" + String(repeating: sentence, count: (1 << 20) / sentence.utf8.count) + "</speak>"
+        let clock = ContinuousClock()
+        let started = clock.now
+        let doc = try SSMLDocument.parse(source)
+        #expect(doc.sentences.marks.count > 10_000)
+        #expect(clock.now - started < .seconds(10), "parsing took \(clock.now - started)")
     }
 
     @Test func audioIsReplacedByItsFallbackAndNoReferenceIsKept() throws {
