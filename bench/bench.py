@@ -448,16 +448,19 @@ class Bench:
         else:
             self.cmdline(name, argv)
         subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        # The socket can appear before the pid file is written: wait for both, or the server is never stopped.
         deadline = time.perf_counter() + 15
-        while not os.path.exists(sock):
+        while True:
+            try:
+                with open(pidfile) as f:
+                    pid = int(f.read().strip())
+                if os.path.exists(sock):
+                    return pid
+            except (OSError, ValueError):
+                pass
             if time.perf_counter() > deadline:
                 raise SystemExit("bench: speech-dispatcher did not come up")
             time.sleep(0.05)
-        try:
-            with open(pidfile) as f:
-                return int(f.read().strip())
-        except (OSError, ValueError):
-            return None
 
     def stop_all(self):
         for closer in (getattr(self, "ssip", None), getattr(self, "ssip_lector", None), getattr(self, "dbus", None)):
