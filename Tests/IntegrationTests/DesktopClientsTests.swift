@@ -100,11 +100,11 @@ enum MediaKey {
 extension Integration {
     /// Lector driven by a real desktop's media keys: GNOME Shell and gsd-media-keys on Xvfb, key events sent to
     /// the X server, the player's state read on the bus and what was heard recorded.
-    @Suite(.privateSession)
+    @Suite(.privateSession, .enabled(if: GNOMEDesktop.available,
+                                     "gnome-shell, gnome-settings-daemon (gsd-media-keys), Xvfb and xdotool are not installed"))
     struct DesktopClients {
         @Test("GNOME: the Pause, Play and Next keys, through GNOME Shell and gsd-media-keys, pause, resume and skip a sentence")
         func gnomeMediaKeys() async throws {
-            try #require(GNOMEDesktop.available, "gnome-shell, gnome-settings-daemon (gsd-media-keys), Xvfb and xdotool are needed")
             let session = try await world(.mprisQuiet)
             let desktop = try await GNOMEDesktop.start(session)
             defer { desktop.stop() }
