@@ -103,7 +103,7 @@ extension Integration {
     @Suite(.privateSession, .enabled(if: GNOMEDesktop.available,
                                      "gnome-shell, gnome-settings-daemon (gsd-media-keys), Xvfb and xdotool are not installed"))
     struct DesktopClients {
-        @Test("GNOME: the Pause, Play and Next keys, through GNOME Shell and gsd-media-keys, pause, resume and skip a sentence")
+        @Test("GNOME: the Pause, Play, Next, Previous and Stop keys, through GNOME Shell and gsd-media-keys, drive the reading")
         func gnomeMediaKeys() async throws {
             let session = try await world(.mprisQuiet)
             let desktop = try await GNOMEDesktop.start(session)
@@ -142,7 +142,17 @@ extension Integration {
             #expect(title == fourSentences[0], "Next key: \(title ?? "none")")
             #expect(bus.status == "Playing")
             #expect(await recorder.waitForSpeech(after: mark, timeout: 3) != nil, "no speech after the Next key")
-            _ = try await session.lector(["stop"])
+
+            try await desktop.press(session, keycode: MediaKey.previous)
+            let back = await poll(timeout: 5, { bus.metadata["xesam:title"]?.string }, until: { $0?.hasPrefix("this long sentence") == true })
+            #expect(back?.hasPrefix("this long sentence") == true, "Previous key: \(back ?? "none")")
+
+            try await desktop.press(session, keycode: MediaKey.stop)
+            #expect(await bus.waitForStatus("Stopped", timeout: 5) == "Stopped", "Stop key")
+            mark = recorder.mark()
+            await recorder.waitForSamples(after: mark, seconds: 0.6)
+            let stopped = AudioAnalysis(recorder.samples(from: mark))
+            #expect(stopped.isSilent(from: 0.2), "speech after the Stop key: \(stopped.summary)")
         }
     }
 }
