@@ -160,14 +160,26 @@ public enum Command {
         options.format = inputFormat
         options.password = password.value
         if let output = output.value, let local {
-            switch Input.text(arguments: rest, file: file.value) {
+            // A file is opened, not read: it may be a document, read by the document worker.
+            let source: Input.Source
+            switch Input.source(arguments: rest, file: file.value) {
             case .failure(let error):
                 printError(error.message)
                 return error.usage ? 2 : 1
-            case .success(let input):
-                options.title = input.title
-                options.url = input.url
-                options.ssml = ssml.value || input.ssml
+            case .success(let opened):
+                source = opened
+            }
+            do {
+                switch source {
+                case .text(let input):
+                    options.title = input.title
+                    options.url = input.url
+                    options.ssml = ssml.value || input.ssml
+                case .file(let opened):
+                    options.title = opened.title
+                    options.url = opened.url
+                    options.ssml = ssml.value
+                }
                 var render = RenderOptions(path: output)
                 render.format = outputFormat
                 render.bitrate = bitrate.value
@@ -181,7 +193,10 @@ public enum Command {
                     }
                     render.splitChapters = true
                 }
-                return local.render(input.text, options: options, render: render)
+                switch source {
+                case .text(let input): return local.render(input.text, options: options, render: render)
+                case .file(let opened): return local.render(file: opened, options: options, render: render)
+                }
             }
         }
 

@@ -33,6 +33,10 @@ public protocol LocalCommands {
     /// without a daemon or a sound server. Returns the exit status (1 with one line on standard error on
     /// failure, 2 for a usage error, 130 when interrupted).
     func render(_ text: String, options: SpeakOptions, render: RenderOptions) -> Int32
+    /// `lector read --output FILE --file PATH` (or a regular file on standard input): renders the open `file`,
+    /// a document (EPUB, PDF, HTML, …) read with its title, authors and chapters, or else its text, as
+    /// `render(_:options:render:)` does. Returns the exit status as that does.
+    func render(file: Input.OpenFile, options: SpeakOptions, render: RenderOptions) -> Int32
     /// `lector document FORMAT`: the document worker, reading one document on standard input and writing its
     /// text and structure on standard output (run by the daemon). Returns the exit status.
     func document(_ arguments: [String]) -> Int32
