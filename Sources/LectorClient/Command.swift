@@ -129,99 +129,104 @@ public enum Command {
         let selection = parser.flag("selection", short: "s", "Read the selected text (the primary selection)")
         let clipboard = parser.flag("clipboard", short: "c", "Read the text in the clipboard")
         guard let rest = parse(parser, args) else { return 2 }
+        var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
         if selection.value || clipboard.value {
             guard output.value == nil else {
                 printError("--selection and --clipboard are read aloud, not rendered: give the text or --file with --output")
                 return 2
             }
-            return readSelection(clipboard.value ? .clipboard : .primary, rest: rest,
-                                 options: SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value,
-                                                       pitch: pitch.value, queue: queue.value), wait: wait.value)
+            return readSelection(clipboard.value ? .clipboard : .primary, rest: rest, options: options, wait: wait.value)
         }
-        // One --format: with --output the audio file's, else the text's (the two sets of names are apart, so an
-        // audio format without --output is a usage error, not a text format nobody knows).
-        let audioFormats: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
-        let outputFormat = output.value != nil ? format.value : format.value.flatMap { audioFormats.contains($0.lowercased()) ? $0 : nil }
-        let inputFormat = output.value == nil && outputFormat == nil ? format.value : nil
-        if output.value == nil {
-            let renderOnly: [(String, Bool)] = [("--format \(outputFormat ?? "")", outputFormat != nil), ("--bitrate", bitrate.value != nil),
-                                                ("--jobs", jobs.value != nil), ("--quiet", quiet.value),
-                                                ("--force", force.value), ("--split", split.value != nil)]
-            if let (name, _) = renderOnly.first(where: { $0.1 }) {
-                printError("\(name) goes with --output")
-                return 2
-            }
-        }
-        // Rendering runs in lector-daemon; hand over before standard input is read.
-        if output.value != nil, local == nil { return DaemonExecutable.become(arguments) }
-
-        var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
         options.fromStart = fromStart.value
-        options.format = inputFormat
         options.password = password.value
-        if let output = output.value, let local {
-            // A file is opened, not read: it may be a document, read by the document worker.
-            let source: Input.Source
-            switch Input.source(arguments: rest, file: file.value) {
-            case .failure(let error):
-                printError(error.message)
-                return error.usage ? 2 : 1
-            case .success(let opened):
-                source = opened
-            }
-            do {
-                switch source {
-                case .text(let input):
-                    options.title = input.title
-                    options.url = input.url
-                    options.ssml = ssml.value || input.ssml
-                case .file(let opened):
-                    options.title = opened.title
-                    options.url = opened.url
-                    options.ssml = ssml.value
-                }
-                var render = RenderOptions(path: output)
-                render.format = outputFormat
-                render.bitrate = bitrate.value
-                render.jobs = jobs.value
-                render.quiet = quiet.value
-                render.force = force.value
-                if let split = split.value {
-                    guard split == "chapters" else {
-                        printError("--split takes \"chapters\", not “\(split)”")
-                        return 2
-                    }
-                    render.splitChapters = true
-                }
-                switch source {
-                case .text(let input): return local.render(input.text, options: options, render: render)
-                case .file(let opened): return local.render(file: opened, options: options, render: render)
-                }
-            }
+        if let output = output.value {
+            // Rendering runs in lector-daemon; hand over before standard input is read.
+            guard let local else { return DaemonExecutable.become(arguments) }
+            // With --output, --format names the audio file's format.
+            guard let render = renderOptions(output, format: format.value, bitrate: bitrate.value, jobs: jobs.value,
+                                             quiet: quiet.value, force: force.value, split: split.value) else { return 2 }
+            return renderToFile(rest, file: file.value, ssml: ssml.value, options: options, render: render, local: local)
         }
+        // Without --output, --format names the text's format. The audio formats have names of their own, so one
+        // given here is a usage error rather than a text format nobody knows; so are the other rendering options.
+        let audioFormats: Set<String> = ["wav", "flac", "ogg", "opus", "mp3"]
+        let renderOnly: [(String, Bool)] = [
+            ("--format \(format.value ?? "")", format.value.map { audioFormats.contains($0.lowercased()) } ?? false),
+            ("--bitrate", bitrate.value != nil), ("--jobs", jobs.value != nil), ("--quiet", quiet.value),
+            ("--force", force.value), ("--split", split.value != nil)]
+        if let (name, _) = renderOnly.first(where: { $0.1 }) {
+            printError("\(name) goes with --output")
+            return 2
+        }
+        options.format = format.value
+        return speakAloud(rest, file: file.value, ssml: ssml.value, options: options, wait: wait.value)
+    }
 
-        // A file is handed to the daemon open (SpeakFile), not read and sent: the bus would carry it byte by byte.
+    /// The options of `read --output PATH`; nil after one line for a `--split` other than "chapters".
+    private static func renderOptions(_ path: String, format: String?, bitrate: Int?, jobs: Int?, quiet: Bool,
+                                      force: Bool, split: String?) -> RenderOptions? {
+        var render = RenderOptions(path: path)
+        render.format = format
+        render.bitrate = bitrate
+        render.jobs = jobs
+        render.quiet = quiet
+        render.force = force
+        if let split {
+            guard split == "chapters" else {
+                printError("--split takes \"chapters\", not “\(split)”")
+                return nil
+            }
+            render.splitChapters = true
+        }
+        return render
+    }
+
+    /// `read --output`: renders the text, or the file opened (not read: it may be a document, which the
+    /// document worker reads), to an audio file. Returns the exit status.
+    private static func renderToFile(_ rest: [String], file: String?, ssml: Bool, options: SpeakOptions,
+                                     render: RenderOptions, local: any LocalCommands) -> Int32 {
+        var options = options
+        switch Input.source(arguments: rest, file: file) {
+        case .failure(let error):
+            printError(error.message)
+            return error.usage ? 2 : 1
+        case .success(.text(let input)):
+            options.title = input.title
+            options.url = input.url
+            options.ssml = ssml || input.ssml
+            return local.render(input.text, options: options, render: render)
+        case .success(.file(let opened)):
+            options.title = opened.title
+            options.url = opened.url
+            options.ssml = ssml
+            return local.render(file: opened, options: options, render: render)
+        }
+    }
+
+    /// `read` aloud: hands the daemon the text, or the file open (SpeakFile: the bus would carry a file's text
+    /// byte by byte). Returns the exit status.
+    private static func speakAloud(_ rest: [String], file: String?, ssml: Bool, options: SpeakOptions, wait: Bool) -> Int32 {
+        var options = options
         let content: Client.Content
-        switch Input.source(arguments: rest, file: file.value) {
+        switch Input.source(arguments: rest, file: file) {
         case .failure(let error):
             printError(error.message)
             return error.usage ? 2 : 1
         case .success(.text(let input)):
             content = .text(input.text)
-            options.ssml = ssml.value || input.ssml
+            options.ssml = ssml || input.ssml
         case .success(.file(let opened)):
             content = .file(opened)
             options.title = opened.title
             options.url = opened.url
-            options.ssml = ssml.value || opened.isSSML
+            options.ssml = ssml || opened.isSSML
         }
-
         let client: Client
         do { client = try Client.connect() } catch {
             printError(error.description)
             return 1
         }
-        return client.speak(content, options: options, wait: wait.value)
+        return client.speak(content, options: options, wait: wait)
     }
 
     /// `read --selection` / `--clipboard`: the selection's text, read like typed text (no file, no SSML).

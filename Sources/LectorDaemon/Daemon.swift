@@ -125,6 +125,13 @@ public final class Daemon {
             }
         }
         loop.run()
+        finish(connections: [connection, mprisConnection])
+        return exitCode
+    }
+
+    /// Ends the daemon once its loop has returned: the state saved, reading stopped, the worker ended, other
+    /// players' volumes put back, the names released, the connections flushed, the sound server left.
+    private func finish(connections: [DBusConnection]) {
         keeper?.finish() // before stopping: what was being read is what the next daemon resumes
         try? engine.apply { m in m.stop() }
         reader.bookmarks.flush()
@@ -132,10 +139,8 @@ public final class Daemon {
         finishDucking()
         mprisOwnership?.release()
         ownership?.release()
-        connection.flush()
-        mprisConnection.flush()
+        for connection in connections { connection.flush() }
         server.disconnect()
-        return exitCode
     }
 
     /// Asks for Lector's bus name on `connection`, then the MPRIS one on `mpris` (a separate instance: the
