@@ -90,6 +90,10 @@ public final class Box: Widget {
     }
     /// Adds `child` at the end.
     public func append(_ child: Widget) { gtk_box_append(c(), child.widget) }
+    /// Removes every child.
+    public func removeAll() {
+        while let child = gtk_widget_get_first_child(widget) { gtk_box_remove(c(), child) }
+    }
 }
 
 /// `GtkLabel`.
@@ -119,6 +123,8 @@ public class Button: Widget {
     }
     /// A button showing `text`.
     public init(text: String) { super.init(gtk_button_new_with_mnemonic(text)) }
+    /// A button showing `title` as it is (an underscore is no mnemonic: titles from documents).
+    public init(title: String) { super.init(gtk_button_new_with_label(title)) }
     init(raw: UnsafeMutablePointer<GtkWidget>) { super.init(raw) }
     /// Changes its icon.
     public func setIconName(_ name: String) { gtk_button_set_icon_name(c(), name) }
@@ -169,4 +175,6 @@ public final class MenuButton: Widget {
         accessibleLabel = label
         tooltip = label
     }
+    /// Closes its popover.
+    public func popdown() { gtk_menu_button_popdown(c()) }
 }

@@ -130,9 +130,11 @@ public enum Lector1 {
         case sleepTimer = "SleepTimer"
         /// The text's chapters: (title, start µs, level) each.
         case chapters = "Chapters"
+        /// Where each of Chapters starts in Text, in Unicode scalars (announced as invalidated only).
+        case chapterOffsets = "ChapterOffsets"
 
         /// State, Text, Language, Voice: text; Utterance: the id; Sentence: (index, start, length) in scalars;
-        /// Position, Length: µs; SleepTimer: (mode, µs since the Unix epoch).
+        /// Position, Length: µs; SleepTimer: (mode, µs since the Unix epoch); ChapterOffsets: scalars into Text.
         public var type: String {
             switch self {
             case .state, .text, .language, .voice: "s"
@@ -141,6 +143,7 @@ public enum Lector1 {
             case .position, .length: "x"
             case .sleepTimer: "(sx)"
             case .chapters: "a(sxu)"
+            case .chapterOffsets: "au"
             }
         }
 

@@ -135,6 +135,9 @@ enum Introspection {
          µs, level from 1). Starts are estimated, as Length is, until synthesis reaches them. Empty for a text
          without structure. Announced as invalidated with Text (a new text), without its value: Get it. -->
     <property name="Chapters" type="a(sxu)" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="invalidates"/></property>
+    <!-- Where each of Chapters starts in Text, in Unicode scalars (the same order; a reader window styles the
+         headings with it). Announced as invalidated with Text and Chapters, without its value: Get it. -->
+    <property name="ChapterOffsets" type="au" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="invalidates"/></property>
 
     <!-- Events, each sent when it is heard (not when it is synthesized), in this order for one utterance:
          Started, then Sentence/Word as reading goes on (Paused/Resumed between), then exactly one of

@@ -245,7 +245,8 @@ final class LectorService: DBusDeferringObject {
         let now = properties(text: false)
         let changed = now.filter { announced[$0.key] != $0.value }
         let text = Self.textKey(reader.current)
-        let invalidated = text != announcedText ? [Lector1.Property.text.rawValue, Lector1.Property.chapters.rawValue] : []
+        let invalidated = text != announcedText ? [Lector1.Property.text.rawValue, Lector1.Property.chapters.rawValue,
+                                                       Lector1.Property.chapterOffsets.rawValue] : []
         guard !changed.isEmpty || !invalidated.isEmpty else { return }
         announced = now
         announcedText = text
@@ -257,7 +258,7 @@ final class LectorService: DBusDeferringObject {
         (u?.id ?? 0, u?.text.utf8.count ?? 0)
     }
 
-    /// Every property but Position; `Text` and `Chapters` only with `text` (see `announceChanges`).
+    /// Every property but Position; `Text`, `Chapters` and `ChapterOffsets` only with `text` (see `announceChanges`).
     private func properties(text: Bool = true) -> [Lector1.Property: Variant] {
         let u = reader.current, index = reader.sentenceIndex
         let sentence = u.map { $0.sentences[min(index, $0.sentences.count - 1)].range } ?? 0..<0
@@ -276,6 +277,7 @@ final class LectorService: DBusDeferringObject {
             all[.chapters] = .array(elementType: "(sxu)", reader.chapterStarts.map { c in
                 .tuple([.string(c.title), .int64(c.start), .uint32(UInt32(clamping: c.level))])
             })
+            all[.chapterOffsets] = .array(elementType: "u", (u?.structure.chapters ?? []).map { .uint32(UInt32(clamping: $0.start)) })
         }
         return all
     }

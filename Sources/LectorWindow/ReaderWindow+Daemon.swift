@@ -61,7 +61,11 @@ extension ReaderWindow {
     func propertiesChanged(_ changed: [String: Variant], invalidated: [String]) {
         let p = changed.named(Lector1.Property.self)
         if let s = p[.state]?.string { showState(s) }
-        if let l = p[.length]?.int64 { lengthMicroseconds = l; showTime() }
+        if let l = p[.length]?.int64 {
+            lengthMicroseconds = l
+            showTime()
+            if !chapters.isEmpty { fetchChapters() } // their start times are refined with the length
+        }
         if let v = p[.voice]?.string, let i = voiceList.firstIndex(where: { $0.name == v }), voices.selected != i {
             showingDaemonValues = true
             voices.selected = i
@@ -98,6 +102,10 @@ extension ReaderWindow {
         self.text.buffer.clear()
         highlighted = ReadingModel.Highlight()
         pendingPieces = TextPieces.cut(text)
+        chapters = []  // the last text's, until this one's arrive
+        headingsStyled = 0
+        seekBar.clearMarks()
+        fetchChapters()
         if let t = sentence?.tuple, t.count == 3, let start = t[1].int64, let length = t[2].int64, state != "stopped" {
             apply(model.sentenceHeard(id, Int(start)..<Int(start + length)))
         }
@@ -109,6 +117,7 @@ extension ReaderWindow {
         let piece = pendingPieces.removeFirst()
         text.buffer.append(String(piece))
         apply(model.loadedUpTo(text.buffer.count))
+        styleHeadings()
         pieceSource = pendingPieces.isEmpty ? nil : MainContext.idle { [weak self] in self?.showNextPiece() }
     }
 

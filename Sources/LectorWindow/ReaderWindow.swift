@@ -42,6 +42,17 @@ final class ReaderWindow {
     /// The sleep timer's menu button (its name says when reading pauses).
     var sleepButton: MenuButton!
 
+    // The chapters (`ReaderWindow+Chapters.swift`)
+    /// The chapter list's menu button, and the list of chapter buttons in its popover.
+    var chapterButton: MenuButton!
+    let chapterList = Box(vertical: true, spacing: 2)
+    /// The heading styles by level (1, 2, 3 and deeper).
+    var headingTags: [TextTag] = []
+    /// The chapters of the text shown: title, start (µs), level, and start in the text (scalars).
+    var chapters: [ChapterEntry] = []
+    /// How many of `chapters` have their heading styled (the text is shown in pieces).
+    var headingsStyled = 0
+
     // State from the daemon
     var state = "stopped"
     var positionMicroseconds: Int64 = 0
@@ -60,10 +71,13 @@ final class ReaderWindow {
         window = Window(application: application, title: "Lector", width: 900, height: 680)
         sentenceTag = text.buffer.makeTag("lector-sentence")
         wordTag = text.buffer.makeTag("lector-word")
+        let buffer = text.buffer
+        headingTags = (1...3).map { buffer.makeTag("lector-heading-\($0)") }
         clamp = ClampScrollable(text, maximumWidth: settings.width)
         scroller = ScrolledWindow(clamp)
         window.setContent(layout())
         wire()
+        styleHeadingTags()
         applySettings()
         StyleManager.onChange { [weak self] in self?.applyColours() }
     }
@@ -73,6 +87,9 @@ final class ReaderWindow {
         let header = HeaderBar()
         header.packStart(openButton)
         header.packStart(pasteButton)
+        chapterButton = MenuButton(iconName: "view-list-symbolic", label: "Chapters", content: chapterList)
+        chapterButton.isSensitive = false
+        header.packStart(chapterButton)
         header.packEnd(MenuButton(iconName: "preferences-desktop-font-symbolic", label: "Reading comfort",
                                   content: comfortPanel()))
         sleepButton = MenuButton(iconName: "alarm-symbolic", label: "Sleep timer", content: sleepPanel())

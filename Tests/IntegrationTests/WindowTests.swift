@@ -26,7 +26,7 @@ extension Integration {
             #expect(names["unnamed"] as? [String] == [], "\(names)")
             let controls = names["controls"] as? [String] ?? []
             for name in ["Play", "Previous sentence", "Next sentence", "Position", "Open a file", "Voice", "Repeat",
-                         "Speaking rate, words per minute", "Sleep timer", "Reading comfort", "Read the clipboard"] {
+                         "Speaking rate, words per minute", "Sleep timer", "Reading comfort", "Read the clipboard", "Chapters"] {
                 #expect(controls.contains(name), "no control named \(name): \(controls)")
             }
 
@@ -103,6 +103,52 @@ extension Integration {
             _ = try await desk.drive(["close"])
             #expect(await desk.window.waitForExit(timeout: 5) != nil, "the window is still open")
             #expect(try await session.status().state == "reading", "closing the window stopped the reading")
+        }
+
+        @Test("a Markdown document with two chapters: headings styled, the chapter list has both and moves the reading")
+        func chapters() async throws {
+            let session = try await world()
+            let desk = try await Desk.open(session)
+            defer { desk.close() }
+            let file = session.directory.appendingPathComponent("two chapters.md")
+            try """
+                # The first chapter
+
+                The opening chapter has a sentence here. It has another one after it, and then a third one to read.
+
+                # The second chapter
+
+                The closing chapter begins with this sentence.
+
+                """.write(to: file, atomically: true, encoding: .utf8)
+            _ = try await desk.drive(["open", file.path])
+            _ = try await session.waitForSentence(containing: "first chapter", timeout: 10)
+            _ = try await desk.drive(["key", "space"])
+            _ = try await session.waitForState("paused", timeout: 5)
+
+            let titles = try await desk.drive(["chapters"])["titles"] as? [String] ?? []
+            #expect(titles == ["The first chapter", "The second chapter"], "chapter list: \(titles)")
+
+            // The heading's line is bold (weight 700 in AT-SPI's text attributes), the paragraph's is not.
+            let shown = await poll(timeout: 5, { (try? await desk.drive(["text"]))?["text"] as? String ?? "" },
+                                   until: { $0.contains("closing chapter begins") })
+            let heading = (shown as NSString).range(of: "The second chapter").location
+            let body = (shown as NSString).range(of: "closing chapter").location
+            let bold = await poll(timeout: 5, { (try? await desk.drive(["attributes", "\(heading + 2)"]))?["attributes"] as? [String] ?? [] },
+                                  until: { $0.contains("weight:700") })
+            #expect(bold.contains("weight:700"), "heading attributes: \(bold)")
+            let plain = try await desk.drive(["attributes", "\(body + 2)"])["attributes"] as? [String] ?? []
+            #expect(!plain.contains("weight:700"), "paragraph attributes: \(plain)")
+
+            // Choosing the second chapter moves the reading there (paused stays paused; Play is heard from there).
+            _ = try await desk.drive(["chapter", "The second chapter"])
+            let moved = try await session.waitForSentence(containing: "second chapter", timeout: 5)
+            #expect(moved.sentence?.contains("The second chapter") == true, "after choosing the chapter: \(moved)")
+            let mark = session.recorder.mark()
+            _ = try await desk.drive(["play"])
+            let next = try await session.waitForSentence(containing: "closing chapter", timeout: 10)
+            #expect(next.sentence?.contains("closing chapter begins") == true, "\(next)")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the jump")
         }
 
         @Test("a daemon that dies while the window is open: the window says so, starts another and shows its reading")

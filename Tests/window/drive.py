@@ -20,6 +20,9 @@ Steps:
   rate WPM                   sets the speaking rate in its spin button
   paste TEXT                 puts TEXT on the clipboard and presses Ctrl+V in the window
   sleep LABEL                chooses LABEL ("In 15 minutes", "Off") in the sleep timer's panel
+  chapters                   opens the chapter list: {"titles": [...]} (its buttons' labels, in order)
+  chapter TITLE              chooses the chapter titled TITLE in the chapter list
+  attributes OFFSET          the text attributes at character OFFSET of the text: {"attributes": [...]}
 """
 import json, subprocess, sys, time
 import pyatspi
@@ -227,6 +230,36 @@ def step_sleep(label):
     xdotool("key", "Escape")
     return {}
 
+def chapter_labels():
+    menu = until(10, lambda: find(app(), lambda n: n.getRoleName() == "push button" and n.name == "Chapters"),
+                 "the Chapters button")
+    def listed():
+        labels = find_all(menu, lambda n: n.getRoleName() == "label" and n.name, [])
+        return labels if labels else None
+    return menu, listed
+
+def step_chapters():
+    menu, listed = chapter_labels()
+    until(10, lambda: menu.getState().contains(pyatspi.STATE_SENSITIVE), "the Chapters button to be sensitive")
+    press(menu)
+    titles = [n.name.strip() for n in until(10, listed, "the chapter list")]
+    xdotool("key", "Escape")
+    return {"titles": titles}
+
+def step_chapter(title):
+    menu, listed = chapter_labels()
+    press(menu)
+    label = until(10, lambda: next((n for n in (listed() or []) if n.name.strip() == title), None), "chapter %r" % title)
+    button = label.parent
+    while button is not None and button.getRoleName() != "push button":
+        button = button.parent
+    press(button)
+    return {}
+
+def step_attributes(offset):
+    attributes, start, end = text_view().queryText().getAttributeRun(int(offset), False)
+    return {"attributes": list(attributes), "start": start, "end": end}
+
 def step_paste(text):
     """Puts TEXT on the clipboard (xclip owns it until the X server ends) and presses Ctrl+V in the window."""
     subprocess.run(["xclip", "-selection", "clipboard", "-i"], input=text.encode(), check=True)
@@ -245,6 +278,7 @@ if __name__ == "__main__":
     result = {"names": step_names, "open": step_open, "play": step_play, "follow": lambda s: step_follow(float(s)),
               "click": step_click, "comfort": step_comfort, "text": step_text,
               "key": step_key, "status": step_status, "count": step_count, "close": step_close,
-              "rate": step_rate, "sleep": step_sleep,
+              "rate": step_rate, "sleep": step_sleep, "chapters": step_chapters, "chapter": step_chapter,
+              "attributes": step_attributes,
               "paste": step_paste}[step](*args)
     print(json.dumps(result))
