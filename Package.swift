@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "lector-window", targets: ["lector-window"]),
         // Speech Dispatcher's output module (installed as sd_lector): a client of the daemon over D-Bus.
         .executable(name: "lector-speechd-module", targets: ["lector-speechd-module"]),
+        // The document worker (the importers and their parsers only), run by the daemon per document.
+        .executable(name: "lector-document", targets: ["lector-document"]),
     ],
     targets: [
         // C libraries (module maps only)
@@ -75,6 +77,8 @@ let package = Package(
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-window", dependencies: ["LectorWindow"], linkerSettings: staticSwiftRuntime),
+        // The document worker: Documents and its parsers only, so that it starts without mapping the daemon's libraries.
+        .executableTarget(name: "lector-document", dependencies: ["Documents"], linkerSettings: staticSwiftRuntime),
         // The Speech Dispatcher output module: the module protocol (pure) and its driver over GLibKit.
         .target(name: "SpeechdModule", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "SystemKit"]),
         .executableTarget(name: "lector-speechd-module", dependencies: ["SpeechdModule"], linkerSettings: staticSwiftRuntime),

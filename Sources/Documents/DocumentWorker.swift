@@ -2,7 +2,7 @@
 import MarkdownKit
 import SpeechCore
 
-/// The document worker (`lector-daemon document FORMAT`): reads one document on standard input, writes the
+/// The document worker (`lector-document FORMAT`, or `lector-daemon document FORMAT`): reads one document on standard input, writes the
 /// text and structure it holds on standard output (`ImportedDocument.encoded`) and exits 0; or writes one line
 /// saying why not (`DocumentWorker.failurePrefix`) and exits 1. It runs as a child of the daemon, so a parser
 /// that crashes or hangs costs that document only; its own limits (`maximumInputBytes`, address space, CPU

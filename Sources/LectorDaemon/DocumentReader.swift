@@ -5,7 +5,7 @@ import SpeechCore
 import SystemKit
 
 /// Reads documents (EPUB, PDF, HTML, Markdown, ODT, DOCX) in the document worker, a child process per
-/// document (`lector-daemon document FORMAT`, `Documents.DocumentWorker`), so that a parser that crashes or
+/// document (`lector-document FORMAT`, `Documents.DocumentWorker`), so that a parser that crashes or
 /// hangs costs that document, never the daemon. Nothing here blocks the main loop: the worker reads the open
 /// file itself (its standard input), its output is read as it comes (non-blocking), and a watchdog kills it
 /// after `timeoutMilliseconds`.
@@ -20,9 +20,20 @@ final class DocumentReader {
     /// Imports under way, kept alive until they end.
     private var running: [ObjectIdentifier: Import] = [:]
 
-    /// A reader that runs `argv + [format]` per document (normally `[executablePath(), "document"]`).
+    /// A reader that runs `argv + [format]` per document (normally `workerArgv()`).
     init(argv: [String]) {
         self.argv = argv
+    }
+
+    /// How the document worker is started: `lector-document` next to this executable (the build folder, or
+    /// PREFIX/libexec where meson installs both), which links the document libraries only and so starts in a
+    /// fraction of the time; else this executable's own `document` command.
+    static func workerArgv() -> [String] {
+        let exe = executablePath()
+        let dir = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
+        let worker = dir + "/lector-document"
+        if access(worker, X_OK) == 0 && fileTest(worker, .isRegular) { return [worker] }
+        return [exe, "document"]
     }
 
     /// Reads the document open on `descriptor` (taken: closed by this call or the child) as `format` (a

@@ -1,0 +1,13 @@
+@preconcurrency import Glibc
+import Documents
+
+// `lector-document FORMAT`: the document worker (`Documents.DocumentWorker`), run by the daemon once per
+// document with the file as standard input. It links the document libraries only (libxml2, libarchive,
+// cmark, poppler), not eSpeak NG, PulseAudio, ICU or CLD2, so that a document's worker starts fast.
+setlocale(LC_ALL, "") // the same locale as the daemon that runs it
+let arguments = CommandLine.arguments
+guard arguments.count == 2 else {
+    fputs("usage: lector-document FORMAT (run by lector-daemon, with the document on standard input)\n", stderr)
+    exit(2)
+}
+exit(DocumentWorker.run(format: arguments[1]))
