@@ -70,7 +70,7 @@ let package = Package(
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "Documents", "SoundFile", "Resampling", "Audiobook"]),
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "Audiobook"]),
         // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)
         .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "GtkKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.

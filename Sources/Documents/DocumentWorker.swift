@@ -2,7 +2,7 @@
 import MarkdownKit
 import SpeechCore
 
-/// The document worker (`lector-document FORMAT`, or `lector-daemon document FORMAT`): reads one document on standard input, writes the
+/// The document worker (`lector-document FORMAT`): reads one document on standard input, writes the
 /// text and structure it holds on standard output (`ImportedDocument.encoded`) and exits 0; or writes one line
 /// saying why not (`DocumentWorker.failurePrefix`) and exits 1. It runs as a child of the daemon, so a parser
 /// that crashes or hangs costs that document only; its own limits (`maximumInputBytes`, address space, CPU
@@ -16,9 +16,9 @@ public enum DocumentWorker {
     /// Most CPU time (30 s, `RLIMIT_CPU`); the daemon's watchdog usually ends it first.
     public static let maximumCPUSeconds: rlim_t = 30
     /// The environment variable that carries an encrypted PDF's password to the worker.
-    public static let passwordVariable = PDFImporter.passwordVariable
+    public static let passwordVariable = DocumentWorkerWire.passwordVariable
     /// What starts a failure's line on standard output.
-    public static let failurePrefix = "lector-error "
+    public static let failurePrefix = DocumentWorkerWire.failurePrefix
 
     /// Runs the worker for `format` (a `DocumentFormat` raw value, or "zip" for a zip container told apart by
     /// its entries). Returns the exit status.

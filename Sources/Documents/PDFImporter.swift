@@ -9,7 +9,7 @@ import SpeechCore
 enum PDFImporter {
     /// The environment variable that carries an encrypted PDF's password to the worker (never its arguments,
     /// which every process can list).
-    static let passwordVariable = "LECTOR_DOCUMENT_PASSWORD"
+    static let passwordVariable = DocumentWorkerWire.passwordVariable
 
     /// The text and structure of the PDF in `bytes`.
     /// `onStart` gets the text of the first `PDFText.window` pages, when more follow.

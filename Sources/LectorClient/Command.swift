@@ -49,9 +49,8 @@ public enum Command {
         guard let name = args.first, !name.hasPrefix("-") else { return topLevel(arguments) }
         let rest = ["lector " + name] + args.dropFirst()
         switch name {
-        case "worker", "daemon", "voices", "document":
+        case "worker", "daemon", "voices":
             guard let local else { return DaemonExecutable.become(arguments) }
-            if name == "document" { return local.document(Array(args.dropFirst())) }
             return name == "worker" ? local.worker() : name == "daemon" ? local.daemon(rest) : local.voices(rest)
         case "window":
             // The desktop entry runs `lector window %U`: with no window to show (no display, or no lector-window

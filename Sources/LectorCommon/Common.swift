@@ -37,9 +37,6 @@ public protocol LocalCommands {
     /// a document (EPUB, PDF, HTML, …) read with its title, authors and chapters, or else its text, as
     /// `render(_:options:render:)` does. Returns the exit status as that does.
     func render(file: Input.OpenFile, options: SpeakOptions, render: RenderOptions) -> Int32
-    /// `lector document FORMAT`: the document worker, reading one document on standard input and writing its
-    /// text and structure on standard output (run by the daemon). Returns the exit status.
-    func document(_ arguments: [String]) -> Int32
 }
 
 /// How `lector read --output` writes its file (see `docs/ARCHITECTURE.md`, offline rendering).

@@ -1,5 +1,4 @@
 @preconcurrency import Glibc
-import Documents
 import GLibKit
 import LectorCommon
 import SpeechCore
@@ -47,13 +46,6 @@ public struct DaemonCommands: LocalCommands {
     /// `lector worker`: eSpeak NG synthesis for the daemon, over standard input and output (`Worker`).
     public func worker() -> Int32 {
         Worker.run(input: .standardInput, output: .standardOutput)
-    }
-
-    /// `lector document FORMAT`: the document worker (`Documents.DocumentWorker`), run by the daemon per
-    /// document with the file as standard input.
-    public func document(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 1 else { printError("document takes one argument, the format"); return 2 }
-        return DocumentWorker.run(format: arguments[0])
     }
 
     /// `lector voices [--lang TAG]`: the voices, one a line: BCP 47 tag, name, identifier, gender, engine

@@ -1,5 +1,4 @@
 @preconcurrency import Glibc
-import Documents
 import GLibKit
 import SpeechCore
 import SystemKit
@@ -26,14 +25,13 @@ final class DocumentReader {
     }
 
     /// How the document worker is started: `lector-document` next to this executable (the build folder, or
-    /// PREFIX/libexec where meson installs both), which links the document libraries only and so starts in a
-    /// fraction of the time; else this executable's own `document` command.
+    /// PREFIX/libexec where meson installs both). It alone links the document libraries (libxml2, libarchive,
+    /// cmark, poppler and what they bring, ICU among them), so the daemon maps none of them and a document's
+    /// worker starts fast.
     static func workerArgv() -> [String] {
         let exe = executablePath()
         let dir = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
-        let worker = dir + "/lector-document"
-        if access(worker, X_OK) == 0 && fileTest(worker, .isRegular) { return [worker] }
-        return [exe, "document"]
+        return [dir + "/lector-document"]
     }
 
     /// Reads the document open on `descriptor` (taken: closed by this call or the child) as `format` (a
@@ -47,7 +45,7 @@ final class DocumentReader {
     func read(descriptor: Int32, format: String, password: String? = nil, onStart: ((String, String?) -> Void)? = nil,
               done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
         let child: ChildProcess
-        let environment = password.map { [DocumentWorker.passwordVariable: $0] } ?? [:]
+        let environment = password.map { [DocumentWorkerWire.passwordVariable: $0] } ?? [:]
         do { child = try ChildProcess(argv: argv + [format], standardInput: descriptor, environment: environment) } catch {
             close(descriptor)
             done(.failure(DocumentFailure(message: "cannot start the document reader: \(error.message)")))
@@ -95,8 +93,8 @@ final class DocumentReader {
     static func result(of output: [UInt8], status: ExitStatus) -> Result<ImportedDocument, DocumentFailure> {
         if status == .exited(0), let document = ImportedDocument(encoded: output) { return .success(document) }
         let text = String(decoding: output.prefix(4096), as: UTF8.self)
-        if text.hasPrefix(DocumentWorker.failurePrefix) {
-            let line = text.dropFirst(DocumentWorker.failurePrefix.count).split(whereSeparator: \.isNewline).first ?? ""
+        if text.hasPrefix(DocumentWorkerWire.failurePrefix) {
+            let line = text.dropFirst(DocumentWorkerWire.failurePrefix.count).split(whereSeparator: \.isNewline).first ?? ""
             return .failure(DocumentFailure(message: String(line)))
         }
         switch status {

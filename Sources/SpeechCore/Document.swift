@@ -123,3 +123,11 @@ public struct ImportedDocument: Equatable, Sendable {
         return nil
     }
 }
+
+/// What the daemon and the document worker (`lector-document`) agree on besides `ImportedDocument`'s encoding.
+public enum DocumentWorkerWire {
+    /// The environment variable that carries an encrypted PDF's password to the worker (never its arguments).
+    public static let passwordVariable = "LECTOR_DOCUMENT_PASSWORD"
+    /// What starts the one line on standard output that says why a document cannot be read.
+    public static let failurePrefix = "lector-error "
+}
