@@ -227,6 +227,25 @@ public func executablePath() -> String {
     takeString(g_file_read_link("/proc/self/exe", nil)) ?? CommandLine.arguments.first ?? ""
 }
 
+/// The folder of the running executable (`executablePath()` without its last component; "." when it has none).
+public func executableDirectory() -> String {
+    let exe = executablePath()
+    return exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
+}
+
+/// Where Lector's executable `name` (`lector-daemon`, `lector-window`, `lector-document`) is looked for, in
+/// order: beside the running one (a build folder, or both installed in one folder), then `../libexec/` from
+/// it (where `meson install` puts them, PREFIX/libexec, with `lector` in PREFIX/bin).
+public func siblingExecutableCandidates(_ name: String) -> [String] {
+    let dir = executableDirectory()
+    return [dir + "/" + name, dir + "/../libexec/" + name]
+}
+
+/// The first of `siblingExecutableCandidates(name)` that is an executable regular file; nil when none is.
+public func siblingExecutable(_ name: String) -> String? {
+    siblingExecutableCandidates(name).first { access($0, X_OK) == 0 && fileTest($0, .isRegular) }
+}
+
 /// Removes the file at `path` (`unlink(2)`); true when it was removed, false when it did not exist or could not be.
 @discardableResult
 public func removeFile(_ path: String) -> Bool {

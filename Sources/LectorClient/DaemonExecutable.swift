@@ -9,9 +9,7 @@ import LectorCommon
 enum DaemonExecutable {
     /// The paths tried, in order, for the executable `name` (`lector-daemon`, `lector-window`).
     static func candidates(_ name: String = "lector-daemon") -> [String] {
-        let exe = executablePath()
-        let dir = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
-        return [dir + "/" + name, dir + "/../libexec/" + name]
+        siblingExecutableCandidates(name)
     }
 
     /// The paths tried for `lector-daemon`.
@@ -19,7 +17,7 @@ enum DaemonExecutable {
 
     /// The first candidate for `name` that is an executable file; nil when there is none.
     static func path(_ name: String) -> String? {
-        candidates(name).first { access($0, X_OK) == 0 && fileTest($0, .isRegular) }
+        siblingExecutable(name)
     }
 
     /// The path of `lector-daemon`; nil when it is not found.

@@ -12,8 +12,7 @@ enum SpeechdCommand {
     /// Where `sd_lector` is looked for: beside `lector` (a build folder), where `meson install` puts it
     /// relative to `lector`, then the system's module folders.
     static var moduleCandidates: [String] {
-        let exe = executablePath()
-        let dir = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
+        let dir = executableDirectory()
         return [dir + "/lector-speechd-module", dir + "/../lib/speech-dispatcher-modules/sd_lector",
                 "/usr/lib/speech-dispatcher-modules/sd_lector", "/usr/libexec/speech-dispatcher-modules/sd_lector"]
     }

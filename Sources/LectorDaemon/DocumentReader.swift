@@ -24,14 +24,12 @@ final class DocumentReader {
         self.argv = argv
     }
 
-    /// How the document worker is started: `lector-document` next to this executable (the build folder, or
-    /// PREFIX/libexec where meson installs both). It alone links the document libraries (libxml2, libarchive,
+    /// How the document worker is started: `lector-document`, found by `siblingExecutable` (next to this
+    /// executable: the build folder, or PREFIX/libexec where meson installs both). It alone links the document libraries (libxml2, libarchive,
     /// cmark, poppler and what they bring, ICU among them), so the daemon maps none of them and a document's
     /// worker starts fast.
     static func workerArgv() -> [String] {
-        let exe = executablePath()
-        let dir = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
-        return [dir + "/lector-document"]
+        [siblingExecutable("lector-document") ?? executableDirectory() + "/lector-document"]
     }
 
     /// Reads the document open on `descriptor` (taken: closed by this call or the child) as `format` (a

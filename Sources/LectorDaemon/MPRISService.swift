@@ -332,8 +332,7 @@ final class MPRISService: DBusDeferringObject {
 
     /// Lector's icon: installed beside the binary's prefix, or in the source tree when run from a build.
     private static func findIcon() -> String? {
-        let exe = executablePath()
-        var dir = String(exe[..<(exe.lastIndex(of: "/") ?? exe.endIndex)])
+        var dir = executableDirectory()
         let relative = "icons/hicolor/scalable/apps/\(Names.applicationID).svg"
         for _ in 0..<4 {
             for candidate in [dir + "/share/" + relative, dir + "/data/" + relative] where fileTest(candidate, .isRegular) {

@@ -27,8 +27,7 @@ enum Piper {
     /// both in `libexec/`), else `data/lector-piper-worker` in a folder above it (a build in the source tree).
     static var workerScript: String? {
         if let value = environment(workerVariable), !value.isEmpty { return value }
-        var folder = String(executablePath().split(separator: "/", omittingEmptySubsequences: false).dropLast()
-            .joined(separator: "/"))
+        var folder = executableDirectory()
         if fileTest(folder + "/lector-piper-worker", .isRegular) { return folder + "/lector-piper-worker" }
         for _ in 0..<5 {
             let candidate = folder + "/data/lector-piper-worker"

@@ -21,11 +21,7 @@ final class WindowRaiser {
 
     /// `lector-window` next to this executable (the build folder), or in `../libexec/` from it; nil when
     /// Lector was built without the window.
-    static var executable: String? {
-        let exe = executablePath()
-        let dir = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? "."
-        return [dir + "/lector-window", dir + "/../libexec/lector-window"].first { access($0, X_OK) == 0 }
-    }
+    static var executable: String? { siblingExecutable("lector-window") }
 
     /// Whether there is a window to raise (MPRIS `CanRaise`).
     static var isAvailable: Bool { executable != nil }
