@@ -74,13 +74,7 @@ enum EPUBImporter {
 
     /// Title, authors (`dc:creator`, in order) and language from the package's metadata.
     static func metadata(_ package: MarkupElement) -> TextStructure {
-        var structure = TextStructure()
-        guard let meta = package.first("metadata") else { return structure }
-        let text = { (e: MarkupElement) in HTMLImporter.collapse(e.textContent) }
-        structure.title = meta.all("title").map(text).first { !$0.isEmpty }
-        structure.authors = meta.all("creator").map(text).filter { !$0.isEmpty }
-        structure.language = meta.all("language").map(text).first { !$0.isEmpty }
-        return structure
+        package.first("metadata").map { DublinCore.structure(of: $0) } ?? TextStructure()
     }
 
     /// One entry of a table of contents: its title, target (a path in the zip, with a fragment) and depth.

@@ -13,10 +13,8 @@ enum ODTImporter {
         walker.walk(content.first("text") ?? content)
         var structure = TextStructure()
         if let metaBytes = entries.contents["meta.xml"], let meta = try? MarkupParser.xml(metaBytes) {
-            structure.title = meta.all("title").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
-            let creators = (meta.all("initial-creator") + meta.all("creator")).map { HTMLImporter.collapse($0.textContent) }
-            for c in creators where !c.isEmpty && !structure.authors.contains(c) { structure.authors.append(c) }
-            structure.language = meta.all("language").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
+            // The document's first author (meta:initial-creator), then its last editor (dc:creator), once each.
+            structure = DublinCore.structure(of: meta, creators: ["initial-creator", "creator"])
         }
         structure.chapters = walker.builder.chapters
         return ImportedDocument(text: walker.builder.text, structure: structure)
@@ -54,9 +52,7 @@ enum DOCXImporter {
         walker.walk(document.first("body") ?? document)
         var structure = TextStructure()
         if let coreBytes = entries.contents["docProps/core.xml"], let core = try? MarkupParser.xml(coreBytes) {
-            structure.title = core.all("title").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
-            structure.authors = core.all("creator").map { HTMLImporter.collapse($0.textContent) }.filter { !$0.isEmpty }
-            structure.language = core.all("language").map { HTMLImporter.collapse($0.textContent) }.first { !$0.isEmpty }
+            structure = DublinCore.structure(of: core)
         }
         structure.chapters = walker.builder.chapters
         return ImportedDocument(text: walker.builder.text, structure: structure)
@@ -91,5 +87,23 @@ enum DOCXImporter {
         let lower = style.lowercased()
         guard lower.hasPrefix("heading"), let n = Int(lower.dropFirst("heading".count)), (1...9).contains(n) else { return nil }
         return n
+    }
+}
+
+/// The Dublin Core elements that EPUB's package metadata, ODT's `meta.xml` and DOCX's `docProps/core.xml` share
+/// (local names: `title`, `creator`, `language`; ISO 15836).
+enum DublinCore {
+    /// Title (the first non-empty `title`), authors (the elements named by `creators`, in document order per
+    /// name, each author once) and language (the first non-empty `language`) found under `metadata`, with
+    /// white space collapsed.
+    static func structure(of metadata: MarkupElement, creators: [String] = ["creator"]) -> TextStructure {
+        let text = { (e: MarkupElement) in HTMLImporter.collapse(e.textContent) }
+        var structure = TextStructure()
+        structure.title = metadata.all("title").map(text).first { !$0.isEmpty }
+        for author in creators.flatMap({ metadata.all($0) }).map(text) where !author.isEmpty && !structure.authors.contains(author) {
+            structure.authors.append(author)
+        }
+        structure.language = metadata.all("language").map(text).first { !$0.isEmpty }
+        return structure
     }
 }
