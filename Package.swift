@@ -20,6 +20,8 @@ let package = Package(
         .executable(name: "lector-speechd-module", targets: ["lector-speechd-module"]),
         // The document worker (the importers and their parsers only), run by the daemon per document.
         .executable(name: "lector-document", targets: ["lector-document"]),
+        // The PDF worker: the same importers and poppler-glib, which only PDFs need.
+        .executable(name: "lector-document-pdf", targets: ["lector-document-pdf"]),
     ],
     targets: [
         // C libraries (module maps only)
@@ -59,7 +61,8 @@ let package = Package(
         .target(name: "MarkdownKit", dependencies: ["CCmark"]),
         .target(name: "PDFKit", dependencies: ["CPoppler"]),
         // The importers of the document worker: EPUB, HTML, Markdown, ODT, DOCX, PDF into text and structure
-        .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "PDFKit", "SpeechCore"]),
+        // (PDFs through a `PDFOpener` that only lector-document-pdf gives, so that Documents does not link poppler)
+        .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "SpeechCore"]),
         // Audio files: the formats through libsndfile, sample rates through libsoxr
         .target(name: "SoundFile", dependencies: ["CSndFile", "SystemKit"]),
         .target(name: "Resampling", dependencies: ["CSoxr"]),
@@ -79,6 +82,8 @@ let package = Package(
         .executableTarget(name: "lector-window", dependencies: ["LectorWindow"], linkerSettings: staticSwiftRuntime),
         // The document worker: Documents and its parsers only, so that it starts without mapping the daemon's libraries.
         .executableTarget(name: "lector-document", dependencies: ["Documents"], linkerSettings: staticSwiftRuntime),
+        // The PDF worker: the same, with poppler-glib (PDFKit), whose 41 libraries only PDFs need.
+        .executableTarget(name: "lector-document-pdf", dependencies: ["Documents", "PDFKit"], linkerSettings: staticSwiftRuntime),
         // The Speech Dispatcher output module: the module protocol (pure) and its driver over GLibKit.
         .target(name: "SpeechdModule", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "SystemKit"]),
         .executableTarget(name: "lector-speechd-module", dependencies: ["SpeechdModule"], linkerSettings: staticSwiftRuntime),

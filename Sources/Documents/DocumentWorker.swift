@@ -21,8 +21,9 @@ public enum DocumentWorker {
     public static let failurePrefix = DocumentWorkerWire.failurePrefix
 
     /// Runs the worker for `format` (a `DocumentFormat` raw value, or "zip" for a zip container told apart by
-    /// its entries). Returns the exit status.
-    public static func run(format: String) -> Int32 {
+    /// its entries). PDFs are read only when `pdf` opens them (`lector-document-pdf` gives it; `lector-document`
+    /// does not link poppler). Returns the exit status.
+    public static func run(format: String, pdf: PDFOpener? = nil) -> Int32 {
         var limit = rlimit(rlim_cur: maximumAddressSpace, rlim_max: maximumAddressSpace)
         setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
         limit = rlimit(rlim_cur: maximumCPUSeconds, rlim_max: maximumCPUSeconds)
@@ -31,7 +32,7 @@ public enum DocumentWorker {
         switch readInput() {
         case .success(let bytes):
             injectFault(into: bytes)
-            result = importDocument(bytes, format: format) { text, title in
+            result = importDocument(bytes, format: format, pdf: pdf) { text, title in
                 _ = write(ImportedDocument.encodedStart(text, title: title))
             }
         case .failure(let error): result = .failure(error)
@@ -49,9 +50,10 @@ public enum DocumentWorker {
     /// a quarter of an hour of speech).
     static let startScalars = 16_384
 
-    /// The text and structure of `bytes` read as `format`. `onStart` receives the start of a long EPUB or PDF
-    /// (at least `startScalars`, whole content documents or pages) and its title, before the rest is read.
-    static func importDocument(_ bytes: [UInt8], format: String,
+    /// The text and structure of `bytes` read as `format` (a PDF opened with `pdf`). `onStart` receives the
+    /// start of a long EPUB or PDF (at least `startScalars` in whole content documents, or the first pages) and
+    /// its title, before the rest is read.
+    static func importDocument(_ bytes: [UInt8], format: String, pdf: PDFOpener? = nil,
                                onStart: ((String, String?) -> Void)? = nil) -> Result<ImportedDocument, ImportError> {
         do throws(ImportError) {
             let document: ImportedDocument
@@ -63,7 +65,9 @@ public enum DocumentWorker {
             case DocumentFormat.epub.rawValue: document = try EPUBImporter.read(bytes, onStart: onStart)
             case DocumentFormat.odt.rawValue: document = try ODTImporter.read(ZipEntries.read(bytes))
             case DocumentFormat.docx.rawValue: document = try DOCXImporter.read(ZipEntries.read(bytes))
-            case DocumentFormat.pdf.rawValue: document = try PDFImporter.read(bytes, onStart: onStart)
+            case DocumentFormat.pdf.rawValue:
+                guard let pdf else { throw ImportError.malformed("PDFs are read by lector-document-pdf") }
+                document = try PDFImporter.read(bytes, open: pdf, onStart: onStart)
             case "zip": document = try readZip(bytes, onStart: onStart)
             default: throw ImportError.malformed("unknown document format '\(format)'")
             }

@@ -1,8 +1,34 @@
 @preconcurrency import Glibc
-import PDFKit
 import SpeechCore
 
-/// PDF (poppler-glib): each page's text in poppler's reading order, lines joined into paragraphs, words
+/// A PDF opened for its text: what `PDFImporter` reads of it. `lector-document-pdf` provides it over
+/// poppler-glib (PDFKit), so that only the PDF worker maps poppler and the libraries it brings (cairo, NSS,
+/// lcms2, OpenJPEG, fontconfig, …); `lector-document` reads every other format without them.
+public protocol PDFPages: AnyObject {
+    /// How many pages it has.
+    var pageCount: Int { get }
+    /// Its Info dictionary's Title, nil when empty.
+    var title: String? { get }
+    /// Its Info dictionary's Author, nil when empty.
+    var author: String? { get }
+    /// The text of page `index` (0-based) in reading order, lines separated by line feeds.
+    func text(ofPage index: Int) -> String
+    /// The outline, depth first: each entry's title, the 0-based page it leads to, its depth (1 the top).
+    func outlineEntries() -> [(title: String, page: Int, level: Int)]
+}
+
+/// Why a PDF cannot be opened.
+public enum PDFOpenFailure: Error, Sendable {
+    /// It is encrypted and no password, or a wrong one, was given.
+    case encrypted
+    /// It is not a PDF, or too damaged to open; the line says why.
+    case damaged(String)
+}
+
+/// Opens the PDF in the bytes given, with the password given for an encrypted one.
+public typealias PDFOpener = ([UInt8], String?) -> Result<any PDFPages, PDFOpenFailure>
+
+/// PDF: each page's text in reading order, lines joined into paragraphs, words
 /// hyphenated across lines joined, ligatures unfolded, running headers, footers and page numbers dropped;
 /// chapters from the outline (at the start of the page each entry leads to); title and author from the
 /// Info dictionary.
@@ -11,23 +37,23 @@ enum PDFImporter {
     /// which every process can list).
     static let passwordVariable = DocumentWorkerWire.passwordVariable
 
-    /// The text and structure of the PDF in `bytes`.
+    /// The text and structure of the PDF in `bytes`, opened with `open`.
     /// `onStart` gets the text of the first `PDFText.window` pages, when more follow.
-    static func read(_ bytes: [UInt8], onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
+    static func read(_ bytes: [UInt8], open: PDFOpener, onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
         let password = getenv(passwordVariable).map { String(cString: $0) }
-        let pdf: PDFDocument
-        do { pdf = try PDFDocument(bytes: bytes, password: password) } catch {
-            if case .encrypted = error {
-                throw .needsPassword(password == nil ? "the PDF is encrypted: give its password with --password"
-                                                     : "the PDF's password is wrong")
-            }
-            throw .malformed(error.description)
+        let pdf: any PDFPages
+        switch open(bytes, password) {
+        case .success(let opened): pdf = opened
+        case .failure(.encrypted):
+            throw .needsPassword(password == nil ? "the PDF is encrypted: give its password with --password"
+                                                 : "the PDF's password is wrong")
+        case .failure(.damaged(let why)): throw .malformed("not a readable PDF: \(why)")
         }
         var joiner = PDFText.Joiner()
         let count = pdf.pageCount
-        for first in stride(from: 0, to: count, by: PDFText.window) {
-            joiner.add((first..<min(count, first + PDFText.window)).map { pdf.text(ofPage: $0) })
-            if first == 0, count > PDFText.window, let onStart, joiner.builder.text.contains(where: { !$0.isWhitespace }) {
+        for window in PDFText.windows(pageCount: count) {
+            joiner.add(window.map { pdf.text(ofPage: $0) })
+            if window.lowerBound == 0, count > window.upperBound, let onStart, joiner.builder.text.contains(where: { !$0.isWhitespace }) {
                 onStart(joiner.builder.text, pdf.title)
             }
         }
@@ -37,7 +63,7 @@ enum PDFImporter {
         }
         var structure = TextStructure(title: pdf.title, authors: pdf.author.map { [$0] } ?? [])
         var builder = TextBuilder()
-        builder.setChapters(pdf.outline().compactMap { entry in
+        builder.setChapters(pdf.outlineEntries().compactMap { entry in
             entry.page < pageStarts.count ? Chapter(title: entry.title, start: pageStarts[entry.page], level: entry.level) : nil
         })
         structure.chapters = builder.chapters
@@ -56,13 +82,16 @@ enum PDFText {
     /// so that a long document's start (its first window) reads as it does in the whole text.
     static let window = 16
 
+    /// The page ranges of a document of `pageCount` pages, in order, `window` at a time.
+    static func windows(pageCount: Int) -> [Range<Int>] {
+        stride(from: 0, to: pageCount, by: window).map { $0..<min(pageCount, $0 + window) }
+    }
+
     /// The text of `pages` (each page's lines separated by line feeds) and where each page starts in it (scalar
-    /// offsets), joined a window of pages at a time (see `Joiner`).
+    /// offsets), joined a window of pages at a time (see `Joiner`, `windows`).
     static func join(_ pages: [String]) -> (String, [Int]) {
         var joiner = Joiner()
-        for first in stride(from: 0, to: pages.count, by: window) {
-            joiner.add(Array(pages[first..<min(pages.count, first + window)]))
-        }
+        for range in windows(pageCount: pages.count) { joiner.add(Array(pages[range])) }
         return joiner.finish()
     }
 

@@ -60,7 +60,7 @@ extension DaemonCommands {
     /// main context until it is read, fails, or its watchdog gives up (`DocumentReader.timeoutMilliseconds`).
     /// Only for the command line: the daemon must never wait like this.
     static func readDocument(descriptor: Int32, format: String, password: String?) -> Result<ImportedDocument, DocumentFailure> {
-        let reader = DocumentReader(argv: DocumentReader.workerArgv())
+        let reader = DocumentReader()
         var result: Result<ImportedDocument, DocumentFailure>?
         reader.read(descriptor: descriptor, format: format, password: password) { result = $0 }
         while result == nil { _ = MainContext.iterate(mayBlock: true) }

@@ -15,21 +15,23 @@ final class DocumentReader {
     /// Most bytes the worker may send back (64 MiB of text and structure).
     static let maximumOutputBytes = 64 << 20
 
-    private let argv: [String]
+    private let argv: (String) -> [String]
     /// Imports under way, kept alive until they end.
     private var running: [ObjectIdentifier: Import] = [:]
 
-    /// A reader that runs `argv + [format]` per document (normally `workerArgv()`).
-    init(argv: [String]) {
+    /// A reader that runs `argv(format) + [format]` per document (normally `workerArgv(format:)`).
+    init(argv: @escaping (String) -> [String] = DocumentReader.workerArgv(format:)) {
         self.argv = argv
     }
 
-    /// How the document worker is started: `lector-document`, found by `siblingExecutable` (next to this
-    /// executable: the build folder, or PREFIX/libexec where meson installs both). It alone links the document libraries (libxml2, libarchive,
-    /// cmark, poppler and what they bring, ICU among them), so the daemon maps none of them and a document's
-    /// worker starts fast.
-    static func workerArgv() -> [String] {
-        [siblingExecutable("lector-document") ?? executableDirectory() + "/lector-document"]
+    /// How the document worker for `format` is started: `lector-document-pdf` for a PDF, `lector-document`
+    /// for the rest, found by `siblingExecutable` (next to this executable: the build folder, or
+    /// PREFIX/libexec where meson installs them). They alone link the document libraries (libxml2, libarchive,
+    /// cmark, and for PDFs poppler with its 41 libraries; ICU comes with libxml2), so the daemon maps none of
+    /// them and a document's worker starts fast; a document that is not a PDF does not wait for poppler's.
+    static func workerArgv(format: String) -> [String] {
+        let name = format == DocumentFormat.pdf.rawValue ? "lector-document-pdf" : "lector-document"
+        return [siblingExecutable(name) ?? executableDirectory() + "/" + name]
     }
 
     /// Reads the document open on `descriptor` (taken: closed by this call or the child) as `format` (a
@@ -44,7 +46,7 @@ final class DocumentReader {
               done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
         let child: ChildProcess
         let environment = password.map { [DocumentWorkerWire.passwordVariable: $0] } ?? [:]
-        do { child = try ChildProcess(argv: argv + [format], standardInput: descriptor, environment: environment) } catch {
+        do { child = try ChildProcess(argv: argv(format) + [format], standardInput: descriptor, environment: environment) } catch {
             close(descriptor)
             done(.failure(DocumentFailure(message: "cannot start the document reader: \(error.message)")))
             return

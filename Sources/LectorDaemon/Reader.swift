@@ -20,7 +20,7 @@ final class Reader {
     /// Where files were left off, for texts read with a `url`.
     let bookmarks: Bookmarks
     /// Reads documents (EPUB, PDF, HTML, …) in a child process each.
-    let documents = DocumentReader(argv: DocumentReader.workerArgv())
+    let documents = DocumentReader()
     /// Counts the texts asked for (each `speak`, each document): a document that comes back from its worker
     /// after a newer text was asked for is not read over it.
     var textRequests: UInt64 = 0

@@ -3,7 +3,8 @@ import Documents
 
 // `lector-document FORMAT`: the document worker (`Documents.DocumentWorker`), run by the daemon once per
 // document with the file as standard input. It links the document libraries only (libxml2, libarchive,
-// cmark, poppler), not eSpeak NG, PulseAudio, ICU or CLD2, so that a document's worker starts fast.
+// cmark), not poppler (PDFs go to `lector-document-pdf`), eSpeak NG, PulseAudio, ICU or CLD2, so that a
+// document's worker starts fast.
 setlocale(LC_ALL, "") // the same locale as the daemon that runs it
 let arguments = CommandLine.arguments
 guard arguments.count == 2 else {
