@@ -91,7 +91,111 @@ public enum ZipArchive {
         return (names, contents)
     }
 
-    private static func message(_ archive: OpaquePointer) -> String {
+    static func message(_ archive: OpaquePointer) -> String {
         archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+    }
+}
+
+/// A zip container whose entries are decompressed one at a time, when asked for (libarchive's
+/// archive_read(3)), so that a reader of the first chapters does not wait for the rest. The entries are listed
+/// once when it is made (headers only); an entry is then found by reading on from the last one asked for, or
+/// from the start again when it lies before it. The same `ZipArchive.Limits` hold for each entry and for all
+/// entries read together.
+public final class ZipReader {
+    /// The names of all entries, in the archive's order.
+    public let names: [String]
+    private let indices: [String: Int]
+    private let buffer: UnsafeMutableRawBufferPointer
+    private let limits: ZipArchive.Limits
+    private let totalLimit: Int
+    private var total = 0
+    /// The archive open for reading entries, and the index of the next header it reads.
+    private var cursor: OpaquePointer?
+    private var position = 0
+
+    /// Lists the entries of the zip in `bytes` (copied, held until this is freed).
+    /// - Throws: `ArchiveError` when the bytes are not a zip, are broken or truncated before all entries were
+    ///   listed, or hold more than `limits.maximumEntries` entries.
+    public init(_ bytes: [UInt8], limits: ZipArchive.Limits = ZipArchive.Limits()) throws(ArchiveError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        let names: [String]
+        do { names = try Self.list(UnsafeRawBufferPointer(rebasing: buffer[..<bytes.count]), limits: limits) } catch {
+            buffer.deallocate()
+            throw error
+        }
+        self.buffer = UnsafeMutableRawBufferPointer(rebasing: buffer[..<bytes.count])
+        self.names = names
+        var indices: [String: Int] = [:]
+        for (index, name) in names.enumerated() where indices[name] == nil { indices[name] = index }
+        self.indices = indices
+        self.limits = limits
+        totalLimit = max(1 << 20, bytes.count.multipliedReportingOverflow(by: limits.maximumRatio).partialValue)
+    }
+
+    deinit {
+        if let cursor { archive_read_free(cursor) }
+        buffer.deallocate()
+    }
+
+    /// The decompressed contents of the entry `name` (its first one, if named twice), nil when there is none.
+    /// - Throws: `ArchiveError` when the entry is encrypted, broken, or passes a limit.
+    public func contents(of name: String) throws(ArchiveError) -> [UInt8]? {
+        guard let index = indices[name] else { return nil }
+        if cursor == nil || index < position {
+            if let cursor { archive_read_free(cursor) }
+            cursor = try Self.open(UnsafeRawBufferPointer(buffer))
+            position = 0
+        }
+        guard let archive = cursor else { return nil }
+        var entry: OpaquePointer?
+        while position <= index {
+            let status = archive_read_next_header(archive, &entry)
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, entry != nil else { throw .unreadable(ZipArchive.message(archive)) }
+            position += 1
+        }
+        guard let entry else { return nil }
+        if archive_entry_is_encrypted(entry) != 0 { throw .encrypted(name) }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            guard n > 0 else { throw .unreadable("\(name): \(ZipArchive.message(archive))") }
+            data.append(contentsOf: chunk[..<n])
+            total += n
+            guard data.count <= limits.maximumEntryBytes else {
+                throw .tooLarge("\(name) decompresses to more than \(limits.maximumEntryBytes >> 20) MiB")
+            }
+            guard total <= totalLimit else {
+                throw .tooLarge("entries decompress to more than \(limits.maximumRatio) times the archive's size")
+            }
+        }
+        return data
+    }
+
+    private static func open(_ bytes: UnsafeRawBufferPointer) throws(ArchiveError) -> OpaquePointer {
+        guard let archive = archive_read_new() else { throw .unreadable("out of memory") }
+        archive_read_support_format_zip(archive)
+        guard archive_read_open_memory(archive, bytes.baseAddress, bytes.count) == ARCHIVE_OK else {
+            defer { archive_read_free(archive) }
+            throw .unreadable(ZipArchive.message(archive))
+        }
+        return archive
+    }
+
+    private static func list(_ bytes: UnsafeRawBufferPointer, limits: ZipArchive.Limits) throws(ArchiveError) -> [String] {
+        let archive = try open(bytes)
+        defer { archive_read_free(archive) }
+        var names: [String] = []
+        var entry: OpaquePointer?
+        while true {
+            let status = archive_read_next_header(archive, &entry)
+            if status == ARCHIVE_EOF { return names }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { throw .unreadable(ZipArchive.message(archive)) }
+            names.append(archive_entry_pathname_utf8(entry).map { String(cString: $0) }
+                ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? "")
+            guard names.count <= limits.maximumEntries else { throw .tooLarge("more than \(limits.maximumEntries) entries") }
+        }
     }
 }

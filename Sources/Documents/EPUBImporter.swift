@@ -12,9 +12,9 @@ enum EPUBImporter {
     static func read(_ bytes: [UInt8], onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
         let entries = try ZipEntries.read(bytes)
         try refuseDRM(entries)
-        guard let container = entries.contents["META-INF/container.xml"],
+        guard let container = try entries.contents("META-INF/container.xml"),
               let opfPath = (try? MarkupParser.xml(container))?.first("rootfile")?.attributes["full-path"],
-              let opfBytes = entries.contents[opfPath] else {
+              let opfBytes = try entries.contents(opfPath) else {
             throw .malformed("not an EPUB: no META-INF/container.xml naming a package document")
         }
         let package: MarkupElement
@@ -37,7 +37,7 @@ enum EPUBImporter {
                 onStart = nil
             }
             guard let idref = itemref.attributes["idref"], let item = manifest[idref], starts[item.href] == nil,
-                  let content = entries.contents[item.href],
+                  let content = try entries.contents(item.href),
                   let document = try? MarkupParser.xml(content, recover: true) else { continue }
             starts[item.href] = walker.builder.nextStart
             walker.idPrefix = item.href + "#"
@@ -64,7 +64,7 @@ enum EPUBImporter {
     static func refuseDRM(_ entries: ZipEntries) throws(ImportError) {
         let refusal = ImportError.protected("this EPUB is DRM-protected: Lector cannot read it")
         if entries.names.contains("META-INF/rights.xml") { throw refusal }
-        guard let bytes = entries.contents["META-INF/encryption.xml"] else { return }
+        guard let bytes = try entries.contents("META-INF/encryption.xml") else { return }
         guard let encryption = try? MarkupParser.xml(bytes) else { throw refusal }
         let fontObfuscation: Set<String> = ["http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"]
         for method in encryption.all("EncryptionMethod") where !fontObfuscation.contains(method.attributes["Algorithm"] ?? "") {
@@ -88,7 +88,7 @@ enum EPUBImporter {
     static func tableOfContents(manifest: [(href: String, type: String, properties: String)], spineToc: String?,
                                 entries: ZipEntries) -> [NavigationEntry] {
         if let nav = manifest.first(where: { $0.properties.split(separator: " ").contains("nav") }),
-           let bytes = entries.contents[nav.href], let doc = try? MarkupParser.xml(bytes, recover: true) {
+           let bytes = try? entries.contents(nav.href), let doc = try? MarkupParser.xml(bytes, recover: true) {
             let navs = doc.all("nav")
             let toc = navs.first { ($0.attributes["epub:type"] ?? $0.attributes["type"] ?? "").contains("toc") } ?? navs.first
             if let list = toc?.first("ol") {
@@ -98,7 +98,7 @@ enum EPUBImporter {
             }
         }
         let ncxPath = spineToc ?? manifest.first { $0.type == "application/x-dtbncx+xml" }?.href
-        guard let ncxPath, let bytes = entries.contents[ncxPath], let ncx = try? MarkupParser.xml(bytes, recover: true),
+        guard let ncxPath, let bytes = try? entries.contents(ncxPath), let ncx = try? MarkupParser.xml(bytes, recover: true),
               let map = ncx.first("navMap") else { return [] }
         var found: [NavigationEntry] = []
         var stack = map.elements.filter { $0.name == "navPoint" }.reversed().map { ($0, 1) }
@@ -161,21 +161,34 @@ enum EPUBImporter {
 }
 
 /// The entries of a zip container that importers read (XML and XHTML; images, fonts and media are listed
-/// but not decompressed).
-struct ZipEntries {
-    var names: [String]
-    var contents: [String: [UInt8]]
+/// but never decompressed). An entry is decompressed when it is first asked for (`ZipReader`), so that a
+/// book's first chapters are read before the rest is decompressed.
+final class ZipEntries {
+    /// All entries' names.
+    let names: [String]
+    private let reader: ZipReader
+    private var read: [String: [UInt8]] = [:]
 
     static let readExtensions: Set<String> = ["xml", "opf", "ncx", "xhtml", "html", "htm", "xht", "rels"]
 
+    private init(_ reader: ZipReader) {
+        self.reader = reader
+        names = reader.names
+    }
+
+    /// Lists the entries of the zip in `bytes`. - Throws: `.malformed` for what is not a zip, or broken.
     static func read(_ bytes: [UInt8]) throws(ImportError) -> ZipEntries {
-        do {
-            let (names, contents) = try ZipArchive.read(bytes) { name in
-                readExtensions.contains(name.split(separator: ".").last.map { $0.lowercased() } ?? "")
-            }
-            return ZipEntries(names: names, contents: contents)
-        } catch {
-            throw .malformed(error.description)
-        }
+        do { return ZipEntries(try ZipReader(bytes)) } catch { throw .malformed(error.description) }
+    }
+
+    /// The contents of entry `name` when it is one importers read (`readExtensions`), nil when there is none.
+    /// - Throws: `.malformed` when it is encrypted, broken or passes a limit of `ZipArchive.Limits`.
+    func contents(_ name: String) throws(ImportError) -> [UInt8]? {
+        if let bytes = read[name] { return bytes }
+        guard Self.readExtensions.contains(name.split(separator: ".").last.map { $0.lowercased() } ?? "") else { return nil }
+        let bytes: [UInt8]?
+        do { bytes = try reader.contents(of: name) } catch { throw .malformed(error.description) }
+        read[name] = bytes
+        return bytes
     }
 }

@@ -6,13 +6,13 @@ import XMLKit
 enum ODTImporter {
     /// The text and structure of the ODT in `entries`.
     static func read(_ entries: ZipEntries) throws(ImportError) -> ImportedDocument {
-        guard let bytes = entries.contents["content.xml"] else { throw .malformed("not an OpenDocument text: no content.xml") }
+        guard let bytes = try entries.contents("content.xml") else { throw .malformed("not an OpenDocument text: no content.xml") }
         let content: MarkupElement
         do { content = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's content.xml is malformed: \(error)") }
         var walker = DocumentWalker(role: role)
         walker.walk(content.first("text") ?? content)
         var structure = TextStructure()
-        if let metaBytes = entries.contents["meta.xml"], let meta = try? MarkupParser.xml(metaBytes) {
+        if let metaBytes = try? entries.contents("meta.xml"), let meta = try? MarkupParser.xml(metaBytes) {
             // The document's first author (meta:initial-creator), then its last editor (dc:creator), once each.
             structure = DublinCore.structure(of: meta, creators: ["initial-creator", "creator"])
         }
@@ -45,13 +45,13 @@ enum ODTImporter {
 enum DOCXImporter {
     /// The text and structure of the DOCX in `entries`.
     static func read(_ entries: ZipEntries) throws(ImportError) -> ImportedDocument {
-        guard let bytes = entries.contents["word/document.xml"] else { throw .malformed("not a Word document: no word/document.xml") }
+        guard let bytes = try entries.contents("word/document.xml") else { throw .malformed("not a Word document: no word/document.xml") }
         let document: MarkupElement
         do { document = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's word/document.xml is malformed: \(error)") }
         var walker = DocumentWalker(role: role)
         walker.walk(document.first("body") ?? document)
         var structure = TextStructure()
-        if let coreBytes = entries.contents["docProps/core.xml"], let core = try? MarkupParser.xml(coreBytes) {
+        if let coreBytes = try? entries.contents("docProps/core.xml"), let core = try? MarkupParser.xml(coreBytes) {
             structure = DublinCore.structure(of: core)
         }
         structure.chapters = walker.builder.chapters
