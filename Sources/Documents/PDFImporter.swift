@@ -38,7 +38,7 @@ enum PDFImporter {
     static let passwordVariable = DocumentWorkerWire.passwordVariable
 
     /// The text and structure of the PDF in `bytes`, opened with `open`.
-    /// `onStart` gets the text of the first `PDFText.window` pages, when more follow.
+    /// `onStart` gets the text of the first `PDFText.firstWindow` pages, when more follow.
     static func read(_ bytes: [UInt8], open: PDFOpener, onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
         let password = getenv(passwordVariable).map { String(cString: $0) }
         let pdf: any PDFPages
@@ -81,10 +81,21 @@ enum PDFText {
     /// Pages are taken in windows of this many: running headers and footers are told within each window,
     /// so that a long document's start (its first window) reads as it does in the whole text.
     static let window = 16
+    /// The first window is this short (the fewest pages in which running lines are told), so that a long
+    /// document's start is extracted and sent ahead after three pages, not sixteen.
+    static let firstWindow = 3
 
-    /// The page ranges of a document of `pageCount` pages, in order, `window` at a time.
+    /// The page ranges of a document of `pageCount` pages, in order: `firstWindow` pages, then `window` at a
+    /// time.
     static func windows(pageCount: Int) -> [Range<Int>] {
-        stride(from: 0, to: pageCount, by: window).map { $0..<min(pageCount, $0 + window) }
+        var ranges: [Range<Int>] = []
+        var first = 0
+        while first < pageCount {
+            let end = min(pageCount, first + (first == 0 ? firstWindow : window))
+            ranges.append(first..<end)
+            first = end
+        }
+        return ranges
     }
 
     /// The text of `pages` (each page's lines separated by line feeds) and where each page starts in it (scalar
