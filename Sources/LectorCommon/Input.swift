@@ -49,7 +49,10 @@ public enum Input {
 
     /// Like `text(arguments:file:)`, but a file given with `--file`, or a standard input redirected from a
     /// regular file (`< book.txt`), is opened and checked, not read: the daemon reads it from the descriptor
-    /// (D-Bus SpeakFile), so a long text does not travel over the bus. Pipes and terminals are read here.
+    /// (D-Bus SpeakFile), so a long text does not travel over the bus. A pipe (`cat book.epub | lector read`,
+    /// `curl … | lector read --format html`) is read here into an unlinked temporary file (`pipedFile`) that is
+    /// handed over the same way, so that a binary document on a pipe is told by its content and read as the
+    /// file would be. Terminals are read here as text.
     public static func source(arguments: [String], file: String?) -> Result<Source, Failure> {
         if let file {
             guard arguments.isEmpty else { return .failure(Failure(message: "give either TEXT or --file, not both", usage: true)) }
@@ -61,8 +64,35 @@ public enum Input {
                 let fd = fcntl(0, F_DUPFD_CLOEXEC, 3)
                 if fd >= 0 { return .success(.file(OpenFile(descriptor: fd, size: size, title: nil, url: nil))) }
             }
+            if isatty(0) == 0 { return pipedFile().map { .file($0) } }
         }
         return text(arguments: arguments, file: nil).map { .text($0) }
+    }
+
+    /// Standard input (a pipe), read to its end (at most `maximumBytes`) into a temporary file that is unlinked
+    /// at once (in `$XDG_RUNTIME_DIR`, else `$TMPDIR`, else /tmp; only this process and the daemon it is handed
+    /// to hold it), open at its start. Its bytes are not decoded: a document (EPUB, PDF, …) stays intact.
+    static func pipedFile() -> Result<OpenFile, Failure> {
+        let bytes: [UInt8]
+        switch readToEnd(0) {
+        case .success(let read): bytes = read
+        case .failure(.tooLarge): return .failure(Failure(message: "standard input is larger than \(maximumBytes >> 20) MiB"))
+        case .failure(.failed(let why)): return .failure(Failure(message: "cannot read standard input: \(why)"))
+        }
+        func refuse(_ why: String) -> Result<OpenFile, Failure> { .failure(Failure(message: "cannot keep standard input: \(why)")) }
+        let folders = ["XDG_RUNTIME_DIR", "TMPDIR"].compactMap { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
+        let folder = folders.first { !$0.isEmpty && access($0, W_OK) == 0 } ?? "/tmp"
+        var template = Array((folder + "/lector-stdin-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return refuse(String(cString: strerror(errno))) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        let file = OpenFile(descriptor: fd, size: bytes.count, title: nil, url: nil)
+        do throws(Errno) { try FileDescriptor(rawValue: fd).writeAll(bytes) } catch {
+            return refuse(error.description)
+        }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return refuse(String(cString: strerror(errno))) }
+        return .success(file)
     }
 
     /// Mount points of the kernel's pseudo file systems (proc, sysfs, devtmpfs, debugfs, tracefs, cgroup,
