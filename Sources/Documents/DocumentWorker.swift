@@ -38,8 +38,8 @@ public enum DocumentWorker {
         case .failure(let error): result = .failure(error)
         }
         switch result {
-        case .success(let document):
-            return write(document.encoded) ? 0 : 1
+        case .success(var document):
+            return write(document.encodedHead) && write(&document.text) ? 0 : 1
         case .failure(let error):
             _ = write(Array((failurePrefix + error.description.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n").utf8))
             return 1
@@ -109,6 +109,11 @@ public enum DocumentWorker {
 
     private static func readInput() -> Result<[UInt8], ImportError> {
         var bytes: [UInt8] = []
+        // A file (as the daemon passes it) is read into storage of its size, not grown by doubling.
+        var status = stat()
+        if fstat(0, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maximumInputBytes {
+            bytes.reserveCapacity(Int(status.st_size) + 1)
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
@@ -124,10 +129,20 @@ public enum DocumentWorker {
         }
     }
 
+    /// Writes `text`'s UTF-8 as it is stored (made contiguous first if it is not), without a copy.
+    private static func write(_ text: inout String) -> Bool {
+        text.makeContiguousUTF8()
+        return text.utf8.withContiguousStorageIfAvailable { write(UnsafeRawBufferPointer($0)) } ?? write(Array(text.utf8))
+    }
+
     private static func write(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    private static func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 { if errno == EINTR { continue }; return false }
             offset += n
         }

@@ -61,7 +61,11 @@ public struct ImportedDocument: Equatable, Sendable {
     /// The document as the worker sends it on its standard output: header lines (`title`, `author`,
     /// `language`, `chapter LEVEL START`, each a tab-separated line; values on one line), then `text` and the
     /// text's UTF-8 length, then the text itself.
-    public var encoded: [UInt8] {
+    public var encoded: [UInt8] { encodedHead + Array(text.utf8) }
+
+    /// `encoded` without the text: the header lines, which the text follows (the worker writes the two
+    /// separately, so that a long text is not copied once more).
+    public var encodedHead: [UInt8] {
         func line(_ s: String) -> String { String(s.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }) }
         var head = "lector-document 1\n"
         if let title = structure.title { head += "title\t\(line(title))\n" }
@@ -69,7 +73,7 @@ public struct ImportedDocument: Equatable, Sendable {
         if let language = structure.language { head += "language\t\(line(language))\n" }
         for c in structure.chapters { head += "chapter\t\(c.level)\t\(c.start)\t\(line(c.title))\n" }
         head += "text\t\(text.utf8.count)\n"
-        return Array(head.utf8) + Array(text.utf8)
+        return Array(head.utf8)
     }
 
     /// The start of a long document's text, sent by the worker before the whole: `lector-start`, the text's
