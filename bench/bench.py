@@ -582,7 +582,52 @@ class Bench:
         ps_file = self.write("book.ps", "\n".join(ps) + "\n")
         pdf = os.path.join(self.work, "book.pdf")
         subprocess.run(["ps2pdf", ps_file, pdf], check=True)
+        small_md = self.write("small.md", "# Chapter 1\n\n%s\n" % self.para)
+        self.small_epub = os.path.join(self.work, "small.epub")
+        subprocess.run(["pandoc", small_md, "--metadata", "title=Small Book", "-o", self.small_epub], check=True)
         return [("%d KB EPUB" % (os.path.getsize(md) // 1024), epub), ("%d-page PDF" % pages, pdf)]
+
+    def document_memory(self, docs):
+        """Peak RSS over reading a document, beside a one-paragraph EPUB: of the document worker run alone on it
+        (ru_maxrss, through bench/peak-rss: a child forked from Python would count Python's size), and growth of the daemon's peak (VmHWM, reset through clear_refs) from before
+        `lector read --file` until the worker has sent the whole document and the daemon has taken it in."""
+        bin_dir = os.path.dirname(self.o.lector)
+        for kind, path in [("one-paragraph EPUB", self.small_epub)] + docs:
+            fmt = "pdf" if path.endswith(".pdf") else "epub"
+            worker = os.path.join(bin_dir, "lector-document-pdf" if fmt == "pdf" else "lector-document")
+            with open(path, "rb") as f:
+                err = subprocess.run([self.o.peak_rss, worker, fmt], stdin=f, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE).stderr.decode()
+            self.cmdline("document worker peak RSS", [self.o.peak_rss, worker, fmt, "<", path])
+            peak = [int(line.split()[1]) for line in err.splitlines() if line.startswith("peak-rss ")]
+            self.add("document worker peak RSS, %s (MB)" % kind, peak[0] / 1024.0 if peak else None)
+            dpid = self.daemon.pid
+            self.lector_stop()
+            self.quiet()
+            time.sleep(0.3)
+            before = proc_status(dpid, "VmRSS")
+            if before is None or not clear_peak(dpid):
+                self.notes.append("daemon peak RSS: /proc/%d/clear_refs cannot be written" % dpid)
+                continue
+            argv = [self.o.lector, "read", "--lang", "en", "--file", path]
+            self.run_cmd(argv, "lector read --file " + kind).wait(30)
+            deadline = time.perf_counter() + 30
+            time.sleep(0.1)
+            while time.perf_counter() < deadline and any(self.comm(c).startswith("lector-documen") for c in children(dpid)):
+                time.sleep(0.05)
+            time.sleep(0.5)  # the rest is taken in in idle steps
+            peak = proc_status(dpid, "VmHWM")
+            self.lector_stop()
+            if peak is not None:
+                self.add("daemon peak RSS growth while reading, %s (MB)" % kind, peak - before)
+
+    @staticmethod
+    def comm(pid):
+        try:
+            with open("/proc/%d/comm" % pid) as f:
+                return f.read().strip()
+        except OSError:
+            return ""
 
     def documents(self):
         """First sound of `lector read --file` for documents, beside the one-sentence text file, in the same
@@ -601,6 +646,8 @@ class Bench:
                 value = self.measure(lambda: self.run_cmd(argv, "lector read --file " + kind), 30, stop)
                 self.add("first sound, document: lector read --file, %s" % kind, ms(value))
             log("documents: run %d/%d done" % (run + 1, self.first_sound_runs))
+        for _ in range(1 if self.o.smoke else 3):
+            self.document_memory(docs)
         base = self.results.get("first sound, document: lector read --file, one-sentence text file", [])
         for kind, _ in docs:
             values = self.results.get("first sound, document: lector read --file, %s" % kind, [])
@@ -609,6 +656,8 @@ class Bench:
             if good and good_base:
                 self.add("first sound ratio, %s / one-sentence text file (x)" % kind,
                          statistics.median(good) / statistics.median(good_base))
+                self.add("first sound ratio of minimums, %s / one-sentence text file (x)" % kind,
+                         min(good) / min(good_base))
 
     def floor_pcm(self):
         """The one sentence rendered by eSpeak NG, leading silence cut, as raw PCM for pacat."""
@@ -1663,6 +1712,7 @@ def main():
     p.add_argument("--lector", required=True)
     p.add_argument("--client", required=True)
     p.add_argument("--idle-floor", required=True)
+    p.add_argument("--peak-rss", required=True)
     p.add_argument("--monitor", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--png", required=True)
