@@ -594,7 +594,8 @@ class Bench:
         bin_dir = os.path.dirname(self.o.lector)
         for kind, path in [("one-paragraph EPUB", self.small_epub)] + docs:
             fmt = "pdf" if path.endswith(".pdf") else "epub"
-            worker = os.path.join(bin_dir, "lector-document-pdf" if fmt == "pdf" else "lector-document")
+            pdf_worker = os.path.join(bin_dir, "lector-document-pdf")  # absent from builds before it
+            worker = pdf_worker if fmt == "pdf" and os.path.exists(pdf_worker) else os.path.join(bin_dir, "lector-document")
             with open(path, "rb") as f:
                 err = subprocess.run([self.o.peak_rss, worker, fmt], stdin=f, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE).stderr.decode()
