@@ -78,6 +78,7 @@ final class DocumentReader {
                     job.output.removeFirst(used)
                     onStart?(text, title)
                 }
+                if !job.sized { job.sized = Self.reserveForText(&job.output) }
                 if job.output.count > Self.maximumOutputBytes {
                     finish(.failure(DocumentFailure(message: "the document's text is larger than \(Self.maximumOutputBytes >> 20) MiB")))
                     return false
@@ -105,10 +106,28 @@ final class DocumentReader {
         }
     }
 
+    /// Once the header of `ImportedDocument.encoded` at the start of `output` has come whole, reserves room for
+    /// the text it announces (at most `maximumOutputBytes` in all), so that a long text's bytes are not copied
+    /// again at every doubling of the buffer. Returns whether that is settled: reserved, or not to be (no
+    /// such header, or none in the first MiB).
+    static func reserveForText(_ output: inout [UInt8]) -> Bool {
+        let head = Array("lector-document 1\n".utf8)
+        guard output.count >= head.count else { return false }
+        guard output.starts(with: head) else { return !output.starts(with: Array("lector-start\t".utf8)) }
+        guard let marker = output.firstRange(of: Array("\ntext\t".utf8)),
+              let end = output[marker.upperBound...].firstIndex(of: 10) else { return output.count > 1 << 20 }
+        if let count = Int(String(decoding: output[marker.upperBound..<end], as: UTF8.self)), count >= 0 {
+            output.reserveCapacity(min(maximumOutputBytes, end + 1 + min(count, maximumOutputBytes)))
+        }
+        return true
+    }
+
     /// One document being read.
     private final class Import {
         let child: ChildProcess
         var output: [UInt8] = []
+        /// Whether `output`'s room for the whole text is settled (`reserveForText`).
+        var sized = false
         /// Whether the start record has been taken off `output` (or cannot come any more).
         var startSeen = false
         var watch: Source?

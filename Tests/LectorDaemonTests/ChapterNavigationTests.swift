@@ -1,3 +1,4 @@
+import SpeechCore
 import Testing
 @testable import LectorDaemon
 
@@ -17,5 +18,16 @@ import Testing
         #expect(DocumentReader.format(byName: "text/html", byData: "text/html") == "html")
         #expect(DocumentReader.format(byName: "text/plain", byData: "text/plain") == nil)
         #expect(DocumentReader.format(byName: "application/pdf", byData: "text/plain") == nil)
+    }
+
+    @Test func theWorkersOutputGetsRoomForTheTextItsHeaderAnnounces() {
+        let document = ImportedDocument(text: String(repeating: "Words. ", count: 100_000), structure: TextStructure(title: "T"))
+        var output = Array(document.encodedHead) + Array("Words.".utf8)
+        #expect(DocumentReader.reserveForText(&output))
+        #expect(output.capacity >= document.encoded.count)
+        var partial = Array(document.encodedHead.prefix(10))
+        #expect(!DocumentReader.reserveForText(&partial))  // the header is not whole yet
+        var failure = Array((DocumentWorkerWire.failurePrefix + "not a document, and that is one line long enough\n").utf8)
+        #expect(DocumentReader.reserveForText(&failure) && failure.capacity < 1000)
     }
 }
