@@ -144,15 +144,20 @@ final class LectorService: DBusDeferringObject {
             throw .invalidArgs("SpeakFile takes (h file, a{sv} options)")
         }
         let parsed = try Self.speakOptions(options)
-        // The descriptor is checked (a regular file) before anything is read from it.
-        let (read, document) = try fileDescriptors.withDescriptor(index) { fd throws(DBusError) in
-            let start = Input.readStart(fd, what: parsed.title ?? "the file", limit: Reader.fileStartBytes)
-            guard case .success = start else { return (start, nil as (Int32, String)?) }
+        // The descriptor is checked (a regular file) before anything is read from it; a document goes to its
+        // worker before the start of a text would be read and decoded.
+        let what = parsed.title ?? "the file"
+        typealias Opened = (text: Result<Input.FileStart, Input.Failure>?, document: (Int32, String)?)
+        let (read, document) = try fileDescriptors.withDescriptor(index) { fd throws(DBusError) -> Opened in
+            // Not a regular file (or too large): readStart refuses it without reading.
+            guard Input.unreadable(fd) == nil else { return (Input.readStart(fd, what: what, limit: 0), nil) }
             var head = [UInt8](repeating: 0, count: OpenPolicy.sniffedBytes)
             let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
             head.removeSubrange(max(0, n)...)
-            guard let format = try Reader.documentFormat(options: parsed, name: parsed.title, head: head) else { return (start, nil) }
-            return (start, (fcntl(fd, F_DUPFD_CLOEXEC, 3), format))
+            if let format = try Reader.documentFormat(options: parsed, name: parsed.title, head: head) {
+                return (nil, (fcntl(fd, F_DUPFD_CLOEXEC, 3), format))
+            }
+            return (Input.readStart(fd, what: what, limit: Reader.fileStartBytes), nil)
         }
         if let (fd, format) = document {
             guard fd >= 0 else { throw .failed("cannot hand the document to its reader") }
@@ -160,8 +165,9 @@ final class LectorService: DBusDeferringObject {
             return reader.speakDocument(descriptor: fd, format: format, options: parsed, done: answer)
         }
         switch read {
-        case .success(let start): answer(.success(try reader.speak(start.text, options: parsed, rest: start.rest)))
-        case .failure(let failure): throw Reader.refused(failure)
+        case .success(let start)?: answer(.success(try reader.speak(start.text, options: parsed, rest: start.rest)))
+        case .failure(let failure)?: throw Reader.refused(failure)
+        case nil: throw .failed("cannot read \(what)")
         }
     }
 
