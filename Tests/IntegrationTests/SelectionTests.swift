@@ -3,9 +3,13 @@ import Testing
 
 extension Integration {
     /// `lector read --selection` / `--clipboard` on X11 (a real X server, Xvfb, the selection set by xclip) and on
-    /// Wayland (sway headless, set by wl-copy), what was heard recorded.
+    /// Wayland (sway headless, set by wl-copy), what was heard recorded. `lector` runs with a PATH that has
+    /// neither xclip nor wl-paste, so that what it reads comes from its own reader (`lector-selection`).
     @Suite(.privateSession)
     struct Selection {
+        /// A PATH without the clipboard tools (nothing at all).
+        static let noTools = ["PATH": "/nonexistent"]
+
         /// Starts Xvfb on a free display of this session; returns it and its DISPLAY.
         static func startX(_ session: PrivateSession) async throws -> (BackgroundProcess, String) {
             let display = ":\(200 + Int(getpid() % 500))"
@@ -25,13 +29,13 @@ extension Integration {
                               tag: "xclip-\(selection)", environment: ["DISPLAY": display])
         }
 
-        @Test("X11: --clipboard and --selection read what a real client set; empty, image-only and 100 MB are one line each")
+        @Test("X11 (own client, no xclip on PATH): --clipboard and --selection read what a real client set; empty, image-only and 100 MB (INCR) are one line each")
         func x11() async throws {
             try #require(Paths.executable("Xvfb") != nil && Paths.executable("xclip") != nil, "Xvfb and xclip are needed")
             let session = try await world()
             let (x, display) = try await Self.startX(session)
             defer { x.stopNow() }
-            let env = ["DISPLAY": display, "WAYLAND_DISPLAY": ""]
+            let env = ["DISPLAY": display, "WAYLAND_DISPLAY": ""].merging(Self.noTools) { $1 }
 
             let empty = try await session.lector(["read", "--selection"], environment: env)
             #expect(empty.status == 1 && empty.stderr == "lector: the selection is empty\n", "\(empty)")
@@ -75,7 +79,8 @@ extension Integration {
             let noText = try await session.lector(["read", "--clipboard"], environment: env)
             #expect(noText.status == 1 && noText.stderr == "lector: the clipboard holds no text (it holds image/png)\n", "\(noText)")
 
-            // 100 MB: refused in one line, and the daemon still answers.
+            // 100 MB (xclip hands more than about 1 MiB over incrementally, INCR): refused in one line at 32 MiB,
+            // and the daemon still answers.
             let big = session.directory.appendingPathComponent("big.txt")
             _ = FileManager.default.createFile(atPath: big.path, contents: Data(repeating: 0x61, count: 100 << 20))
             primary.stopNow()
@@ -86,6 +91,50 @@ extension Integration {
             #expect(tooBig.status == 1 && tooBig.stderr == "lector: the selection holds more than 32 MiB of text; Lector reads at most 32 MiB\n", "\(tooBig)")
             #expect(try await session.status().exitStatus == 0)
             try? FileManager.default.removeItem(at: big)
+        }
+
+        @Test("X11 (own client): 3 MB handed over incrementally (INCR) arrive whole; STRING alone is Latin-1; an owner that never answers is one line after 5 s")
+        func x11Transfers() async throws {
+            try #require(Paths.executable("Xvfb") != nil && Paths.executable("xclip") != nil, "Xvfb and xclip are needed")
+            let session = try await world()
+            let (x, display) = try await Self.startX(session)
+            defer { x.stopNow() }
+            let env = ["DISPLAY": display, "WAYLAND_DISPLAY": ""].merging(Self.noTools) { $1 }
+            let bus = try BusConnection(address: session.busAddress)
+
+            // 3 MB: more than xclip sends at once, so it is handed over in chunks; the last word arrives.
+            let big = session.directory.appendingPathComponent("three-mb.txt")
+            let words = String(repeating: "Many words are selected here. ", count: 100_000) + "Last."
+            try words.write(to: big, atomically: true, encoding: .utf8)
+            let owner = try Self.own(session, display, "primary", big)
+            defer { owner.stopNow() }
+            try await Task.sleep(for: .milliseconds(300))
+            let read = try await session.lector(["read", "--selection"], timeout: 60, environment: env)
+            #expect(read.status == 0, "\(read)")
+            let held = bus.lectorText ?? ""
+            #expect(held.utf8.count == words.utf8.count && held.hasSuffix("Last."), "\(held.utf8.count) bytes held")
+            _ = try await session.lector(["stop"])
+
+            // An owner that offers STRING only (ISO 8859-1).
+            let latin1 = session.directory.appendingPathComponent("latin1.txt")
+            try Data("Grüße aus Köln.".unicodeScalars.map { UInt8($0.value) }).write(to: latin1)
+            let stringOwner = try Self.own(session, display, "clipboard", latin1, type: "STRING")
+            defer { stringOwner.stopNow() }
+            try await Task.sleep(for: .milliseconds(300))
+            let readLatin1 = try await session.lector(["read", "--clipboard"], environment: env)
+            #expect(readLatin1.status == 0, "\(readLatin1)")
+            #expect(bus.lectorText == "Grüße aus Köln.", "\(bus.lectorText ?? "nil")")
+            _ = try await session.lector(["stop"])
+
+            // An owner that never answers (stopped): one line after 5 s.
+            kill(stringOwner.pid, SIGSTOP)
+            defer { kill(stringOwner.pid, SIGCONT) }
+            let started = Date()
+            let silent = try await session.lector(["read", "--clipboard"], timeout: 30, environment: env)
+            let waited = Date().timeIntervalSince(started)
+            #expect(silent.status == 1 && silent.stderr == "lector: the program that owns the clipboard did not hand it over within 5 s\n", "\(silent)")
+            #expect(waited >= 5 && waited < 15, "\(waited) s")
+            #expect(try await session.status().exitStatus == 0)
         }
 
         /// Starts sway headless (a wlroots compositor: it offers wlr-data-control) as `nobody` (sway refuses to
@@ -111,7 +160,7 @@ extension Integration {
             return (sway, runtime.appendingPathComponent(socket).path, runtime)
         }
 
-        @Test("Wayland (sway headless, wlr-data-control): --clipboard reads what wl-copy set; an empty primary selection is one line")
+        @Test("Wayland (sway headless, own wlr-data-control client, no wl-paste on PATH): the clipboard and the primary selection that wl-copy set; empty and image-only are one line")
         func wayland() async throws {
             try #require(Paths.executable("sway") != nil && Paths.executable("wl-copy") != nil && Paths.executable("setpriv") != nil,
                          "sway, wl-clipboard and setpriv are needed")
@@ -122,7 +171,8 @@ extension Integration {
                 try? FileManager.default.removeItem(at: runtime)
             }
             let env = ["WAYLAND_DISPLAY": display, "DISPLAY": ""]
-            let empty = try await session.lector(["read", "--selection"], environment: env)
+            let lectorEnv = env.merging(Self.noTools) { $1 }
+            let empty = try await session.lector(["read", "--selection"], environment: lectorEnv)
             #expect(empty.status == 1 && empty.stderr == "lector: the selection is empty\n", "\(empty)")
             let copy = try session.spawn("wl-copy", ["--foreground", "Words copied on Wayland."], tag: "wl-copy", environment: env)
             defer { copy.stopNow() }
@@ -130,11 +180,35 @@ extension Integration {
                 (try? await session.run("wl-paste", ["--list-types"], timeout: 5, environment: env))?.status == 0
             })
             let start = session.recorder.mark()
-            let read = try await session.lector(["read", "--clipboard", "--wait"], timeout: 30, environment: env)
+            let read = try await session.lector(["read", "--clipboard", "--wait"], timeout: 30, environment: lectorEnv)
             #expect(read.status == 0, "\(read)")
             let heard = AudioAnalysis(session.recorder.samples(from: start))
             #expect(heard.speechWindowSeconds > 0.8, "\(heard.summary)")
             #expect(try await session.status().description.contains("Words copied on Wayland."))
+
+            // The primary selection (data-control version 2).
+            let primary = try session.spawn("wl-copy", ["--primary", "--foreground", "Words selected on Wayland."], tag: "wl-copy-primary", environment: env)
+            defer { primary.stopNow() }
+            #expect(await eventually(timeout: 5) {
+                (try? await session.run("wl-paste", ["--primary", "--list-types"], timeout: 5, environment: env))?.status == 0
+            })
+            let selected = try await session.lector(["read", "--selection"], environment: lectorEnv)
+            #expect(selected.status == 0, "\(selected)")
+            let bus = try BusConnection(address: session.busAddress)
+            #expect(bus.lectorText == "Words selected on Wayland.", "\(bus.lectorText ?? "nil")")
+            _ = try await session.lector(["stop"])
+
+            // A clipboard holding only an image.
+            copy.stopNow()
+            let png = session.directory.appendingPathComponent("pixel.png")
+            try Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!.write(to: png)
+            let image = try session.spawn("sh", ["-c", "exec wl-copy --foreground --type image/png < '\(png.path)'"], tag: "wl-copy-image", environment: env)
+            defer { image.stopNow() }
+            #expect(await eventually(timeout: 5) {
+                (try? await session.run("wl-paste", ["--list-types"], timeout: 5, environment: env))?.stdout.contains("image/png") == true
+            })
+            let noText = try await session.lector(["read", "--clipboard"], environment: lectorEnv)
+            #expect(noText.status == 1 && noText.stderr == "lector: the clipboard holds no text (it holds image/png)\n", "\(noText)")
         }
     }
 }
