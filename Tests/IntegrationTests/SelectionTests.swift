@@ -210,5 +210,76 @@ extension Integration {
             let noText = try await session.lector(["read", "--clipboard"], environment: lectorEnv)
             #expect(noText.status == 1 && noText.stderr == "lector: the clipboard holds no text (it holds image/png)\n", "\(noText)")
         }
+
+        /// GNOME Shell as a headless Wayland compositor (Mutter: no data-control) with XWayland, on an empty
+        /// private system bus; returns it, the system bus, its runtime folder, the absolute WAYLAND_DISPLAY,
+        /// XWayland's DISPLAY and its XAUTHORITY.
+        static func startGNOMEWayland(_ session: PrivateSession) async throws
+            -> (processes: [BackgroundProcess], runtime: URL, wayland: String, display: String, xauthority: String) {
+            let dir = session.directory
+            let systemSocket = dir.appendingPathComponent("system_bus").path
+            let config = dir.appendingPathComponent("system-bus.conf")
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig><type>system</type><listen>unix:path=\(systemSocket)</listen>
+                <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>
+                """.write(to: config, atomically: true, encoding: .utf8)
+            let bus = try session.spawn("dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--nopidfile"], tag: "system-bus")
+            let runtime = try Paths.makeTemporaryDirectory(prefix: "lector-gnome")
+            for sub in ["cache", "data"] {
+                try FileManager.default.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true)
+            }
+            let shell = try session.spawn("gnome-shell", ["--headless", "--wayland", "--virtual-monitor", "640x480", "--wayland-display", "lector-wl"],
+                                          tag: "gnome-shell-wayland", environment: [
+                                              "XDG_RUNTIME_DIR": runtime.path, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(systemSocket)",
+                                              "XDG_CACHE_HOME": dir.appendingPathComponent("cache").path,
+                                              "XDG_DATA_HOME": dir.appendingPathComponent("data").path, "GSETTINGS_BACKEND": "memory",
+                                              "XDG_CURRENT_DESKTOP": "GNOME", "DISPLAY": "", "WAYLAND_DISPLAY": ""])
+            var display: String?, xauthority: String?
+            _ = await eventually(timeout: 30, every: .milliseconds(100)) {
+                display = shell.stderr.components(separatedBy: "Using public X11 display ").dropFirst().first?
+                    .split(whereSeparator: { $0 == "," || $0.isWhitespace }).first.map(String.init)
+                xauthority = (try? FileManager.default.contentsOfDirectory(atPath: runtime.path))?
+                    .first { $0.hasPrefix(".mutter-Xwaylandauth.") }.map { runtime.appendingPathComponent($0).path }
+                return (display != nil && xauthority != nil) || !shell.isRunning
+            }
+            guard let display, let xauthority, shell.isRunning else {
+                shell.stopNow(); bus.stopNow()
+                throw HarnessError("GNOME Shell (Wayland, headless) did not start: \(shell.stderr.suffix(2000))")
+            }
+            return ([shell, bus], runtime, runtime.appendingPathComponent("lector-wl").path, display, xauthority)
+        }
+
+        @Test("GNOME Shell on Wayland (headless Mutter 43, no data-control): one line that says what to do; with XWayland's DISPLAY the clipboard is read through XWayland")
+        func gnomeWayland() async throws {
+            try #require(["gnome-shell", "dbus-daemon", "Xwayland", "xclip"].allSatisfy { Paths.executable($0) != nil },
+                         "gnome-shell, dbus-daemon, xwayland and xclip are needed")
+            let session = try await world()
+            let gnome = try await Self.startGNOMEWayland(session)
+            defer {
+                for process in gnome.processes { process.stopNow(grace: 2) }
+                try? FileManager.default.removeItem(at: gnome.runtime)
+            }
+            let waylandOnly = ["WAYLAND_DISPLAY": gnome.wayland, "DISPLAY": ""].merging(Self.noTools) { $1 }
+            let refused = try await session.lector(["read", "--clipboard"], environment: waylandOnly)
+            #expect(refused.status == 1 && refused.stderr == "lector: cannot read the clipboard: this Wayland compositor lets only the focused window "
+                + "read it (no data-control protocol, as on GNOME); run Lector where XWayland's DISPLAY is set, or paste into the reader window "
+                + "(lector window, Ctrl+V)\n", "\(refused)")
+
+            let x = ["DISPLAY": gnome.display, "XAUTHORITY": gnome.xauthority]
+            let text = session.directory.appendingPathComponent("gnome.txt")
+            try "Copied on GNOME, read through XWayland.".write(to: text, atomically: true, encoding: .utf8)
+            let owner = try session.spawn("xclip", ["-quiet", "-selection", "clipboard", "-in", text.path], tag: "xclip-gnome", environment: x)
+            defer { owner.stopNow() }
+            #expect(await eventually(timeout: 10) {
+                (try? await session.run("xclip", ["-out", "-selection", "clipboard"], timeout: 5, environment: x))?.stdout.hasPrefix("Copied") == true
+            })
+            let read = try await session.lector(["read", "--clipboard"], environment: waylandOnly.merging(x) { $1 })
+            #expect(read.status == 0, "\(read)")
+            let bus = try BusConnection(address: session.busAddress)
+            #expect(bus.lectorText == "Copied on GNOME, read through XWayland.", "\(bus.lectorText ?? "nil")")
+            _ = try await session.lector(["stop"])
+        }
     }
 }
