@@ -40,26 +40,38 @@ final class XReader {
 
     func close() { xcb_disconnect(connection) }
 
-    /// The atom named `name` (made if the server does not know it yet); 0 when the server does not answer.
-    func atom(_ name: String) -> xcb_atom_t {
-        if let known = atoms[name] { return known }
-        let cookie = xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name)
-        guard let reply = xcb_intern_atom_reply(connection, cookie, nil) else { return 0 }
-        defer { free(reply) }
-        atoms[name] = reply.pointee.atom
-        return reply.pointee.atom
+    /// Learns the atoms named `names` (made if the server does not know them yet) in one round trip.
+    func intern(_ names: [String]) {
+        let cookies = names.map { xcb_intern_atom(connection, 0, UInt16($0.utf8.count), $0) }
+        for (name, cookie) in zip(names, cookies) {
+            guard let reply = xcb_intern_atom_reply(connection, cookie, nil) else { continue }
+            atoms[name] = reply.pointee.atom
+            free(reply)
+        }
     }
 
-    /// The name of `atom`; "" when the server does not know it.
-    func name(of atom: xcb_atom_t) -> String {
-        guard let reply = xcb_get_atom_name_reply(connection, xcb_get_atom_name(connection, atom), nil) else { return "" }
-        defer { free(reply) }
-        let length = Int(xcb_get_atom_name_name_length(reply))
-        guard length > 0, let start = xcb_get_atom_name_name(reply) else { return "" }
-        return start.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
+    /// The atom named `name`; 0 when the server does not answer.
+    func atom(_ name: String) -> xcb_atom_t {
+        if atoms[name] == nil { intern([name]) }
+        return atoms[name] ?? 0
+    }
+
+    /// The names of `list`, in one round trip; "" for an atom the server does not know.
+    func names(of list: [xcb_atom_t]) -> [String] {
+        let cookies = list.map { xcb_get_atom_name(connection, $0) }
+        return cookies.map { cookie in
+            guard let reply = xcb_get_atom_name_reply(connection, cookie, nil) else { return "" }
+            defer { free(reply) }
+            let length = Int(xcb_get_atom_name_name_length(reply))
+            guard length > 0, let start = xcb_get_atom_name_name(reply) else { return "" }
+            return start.withMemoryRebound(to: UInt8.self, capacity: length) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            }
+        }
     }
 
     func read(_ kind: SelectionKind) -> Result<String, SelectionFailure> {
+        intern([kind.x11Atom, "TARGETS", "LECTOR_SELECTION", "INCR"] + TargetChooser.x11Preferred.map(\.0))
         let selection = atom(kind.x11Atom)
         guard let ownerReply = xcb_get_selection_owner_reply(connection, xcb_get_selection_owner(connection, selection), nil) else {
             return .failure(.failed("the X server did not answer"))
@@ -75,7 +87,7 @@ final class XReader {
         case .success(let reply):
             if let reply, reply.type == 4 /* ATOM */ || reply.type == atom("TARGETS") {
                 let values = reply.bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
-                offered = values.map { name(of: $0) }
+                offered = names(of: values)
             }
         }
         var choice = TargetChooser.choose(offered: offered, preferred: TargetChooser.x11Preferred)

@@ -160,7 +160,7 @@ extension Integration {
             return (sway, runtime.appendingPathComponent(socket).path, runtime)
         }
 
-        @Test("Wayland (sway headless, own wlr-data-control client, no wl-paste on PATH): the clipboard and the primary selection that wl-copy set; empty and image-only are one line")
+        @Test("Wayland (sway headless, own wlr-data-control client, no wl-paste on PATH): the clipboard and the primary selection that wl-copy set; empty, image-only and an owner that never writes are one line")
         func wayland() async throws {
             try #require(Paths.executable("sway") != nil && Paths.executable("wl-copy") != nil && Paths.executable("setpriv") != nil,
                          "sway, wl-clipboard and setpriv are needed")
@@ -209,6 +209,18 @@ extension Integration {
             })
             let noText = try await session.lector(["read", "--clipboard"], environment: lectorEnv)
             #expect(noText.status == 1 && noText.stderr == "lector: the clipboard holds no text (it holds image/png)\n", "\(noText)")
+
+            // An owner that never writes into the pipe (stopped): one line after 5 s.
+            image.stopNow()
+            let silent = try session.spawn("wl-copy", ["--foreground", "Never handed over."], tag: "wl-copy-silent", environment: env)
+            defer { silent.stopNow() }
+            #expect(await eventually(timeout: 5) {
+                (try? await session.run("wl-paste", ["--list-types"], timeout: 5, environment: env))?.stdout.contains("text/plain") == true
+            })
+            kill(silent.pid, SIGSTOP)
+            defer { kill(silent.pid, SIGCONT) }
+            let late = try await session.lector(["read", "--clipboard"], timeout: 30, environment: lectorEnv)
+            #expect(late.status == 1 && late.stderr == "lector: the program that owns the clipboard did not hand it over within 5 s\n", "\(late)")
         }
 
         /// GNOME Shell as a headless Wayland compositor (Mutter: no data-control) with XWayland, on an empty
