@@ -223,6 +223,35 @@ extension Integration {
             #expect(late.status == 1 && late.stderr == "lector: the program that owns the clipboard did not hand it over within 5 s\n", "\(late)")
         }
 
+        @Test("KWin (Plasma's compositor, virtual backend): --clipboard reads what wl-copy set, through Lector's own data-control client")
+        func kwin() async throws {
+            try #require(Paths.executable("kwin_wayland") != nil && Paths.executable("wl-copy") != nil, "kwin-wayland and wl-clipboard are needed")
+            let session = try await world()
+            let runtime = try Paths.makeTemporaryDirectory(prefix: "lector-kwin")
+            defer { try? FileManager.default.removeItem(at: runtime) }
+            // A copy without the file capability (cap_sys_resource) that a container's bounding set may refuse at exec.
+            let kwinCopy = runtime.appendingPathComponent("kwin_wayland")
+            try FileManager.default.copyItem(atPath: Paths.executable("kwin_wayland")!, toPath: kwinCopy.path)
+            let kwin = try session.spawn(kwinCopy.path, ["--virtual", "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities", "--socket", "lector-kwin"],
+                                         tag: "kwin", environment: ["XDG_RUNTIME_DIR": runtime.path, "HOME": runtime.path, "DISPLAY": "", "WAYLAND_DISPLAY": "",
+                                                                    "XDG_CONFIG_HOME": runtime.appendingPathComponent("config").path])
+            defer { kwin.stopNow(grace: 2) }
+            let socket = runtime.appendingPathComponent("lector-kwin").path
+            let up = await eventually(timeout: 20, every: .milliseconds(100)) { FileManager.default.fileExists(atPath: socket) || !kwin.isRunning }
+            try #require(up && kwin.isRunning, "KWin did not start: \(kwin.stderr.suffix(2000))")
+            let env = ["WAYLAND_DISPLAY": socket, "DISPLAY": ""]
+            let copy = try session.spawn("wl-copy", ["--foreground", "Words copied under KWin."], tag: "wl-copy-kwin", environment: env)
+            defer { copy.stopNow() }
+            #expect(await eventually(timeout: 10) {
+                (try? await session.run("wl-paste", ["--list-types"], timeout: 5, environment: env))?.stdout.contains("text/plain") == true
+            })
+            let read = try await session.lector(["read", "--clipboard"], environment: env.merging(Self.noTools) { $1 })
+            #expect(read.status == 0, "\(read)")
+            let bus = try BusConnection(address: session.busAddress)
+            #expect(bus.lectorText == "Words copied under KWin.", "\(bus.lectorText ?? "nil")")
+            _ = try await session.lector(["stop"])
+        }
+
         /// GNOME Shell as a headless Wayland compositor (Mutter: no data-control) with XWayland, on an empty
         /// private system bus; returns it, the system bus, its runtime folder, the absolute WAYLAND_DISPLAY,
         /// XWayland's DISPLAY and its XAUTHORITY.
