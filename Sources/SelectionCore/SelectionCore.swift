@@ -94,7 +94,8 @@ public enum SelectionFailure: Error, Sendable, Equatable {
     /// The Wayland compositor offers no data-control protocol (GNOME's Mutter): only the focused window may
     /// read its selections. Another way (XWayland, a clipboard tool) may be tried.
     case noDataControl
-    /// The compositor's data-control is version 1, which has no primary selection.
+    /// The compositor does not hand the primary selection to data-control clients (version 1 of the
+    /// protocol, or no `primary_selection` event on binding).
     case noPrimary
     /// The display broke the transfer off (the reason).
     case failed(String)
@@ -111,7 +112,7 @@ public enum SelectionFailure: Error, Sendable, Equatable {
         case .noDataControl:
             return "cannot read \(what): this Wayland compositor lets only the focused window read it (no data-control protocol, as on GNOME); "
                 + "run Lector where XWayland's DISPLAY is set, or paste into the reader window (lector window, Ctrl+V)"
-        case .noPrimary: return "cannot read \(what): this compositor's data-control protocol (version 1) has no primary selection; use --clipboard"
+        case .noPrimary: return "cannot read \(what): this compositor does not hand the primary selection to other programs; use --clipboard"
         case .failed(let reason): return "cannot read \(what): \(reason)"
         }
     }

@@ -30,6 +30,8 @@ final class DataControlSession {
     var offers: [OpaquePointer: [String]] = [:]
     var clipboard: OpaquePointer?
     var primary: OpaquePointer?
+    /// Whether a `primary_selection` event came: a compositor with the primary selection sends one on binding.
+    var primaryAnnounced = false
 
     // libwayland keeps the listeners' addresses: they live as long as the session.
     let registryListener = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
@@ -81,6 +83,7 @@ final class DataControlSession {
         zwlr_data_control_device_v1_add_listener(device, deviceListener, me)
         // The compositor sends the current selections when the device is made.
         guard roundtrip() else { return .failure(.failed("the Wayland compositor did not answer")) }
+        if kind == .primary && !primaryAnnounced { return .failure(.noPrimary) }
         guard let offer = kind == .primary ? primary : clipboard else { return .failure(.empty) }
         let choice = TargetChooser.choose(offered: offers[offer] ?? [], preferred: TargetChooser.waylandPreferred)
         switch choice {
@@ -168,7 +171,9 @@ final class DataControlSession {
         finished: { _, _ in },
         primary_selection: { data, _, offer in
             guard let data else { return }
-            Unmanaged<DataControlSession>.fromOpaque(data).takeUnretainedValue().primary = offer
+            let session = Unmanaged<DataControlSession>.fromOpaque(data).takeUnretainedValue()
+            session.primary = offer
+            session.primaryAnnounced = true
         }) }
 
     /// An offer's events: each offered MIME type.

@@ -223,7 +223,7 @@ extension Integration {
             #expect(late.status == 1 && late.stderr == "lector: the program that owns the clipboard did not hand it over within 5 s\n", "\(late)")
         }
 
-        @Test("KWin (Plasma's compositor, virtual backend): --clipboard reads what wl-copy set, through Lector's own data-control client")
+        @Test("KWin (Plasma's compositor, virtual backend): --clipboard reads what wl-copy set, through Lector's own data-control client; no primary selection is one line")
         func kwin() async throws {
             try #require(Paths.executable("kwin_wayland") != nil && Paths.executable("wl-copy") != nil, "kwin-wayland and wl-clipboard are needed")
             let session = try await world()
@@ -250,6 +250,10 @@ extension Integration {
             let bus = try BusConnection(address: session.busAddress)
             #expect(bus.lectorText == "Words copied under KWin.", "\(bus.lectorText ?? "nil")")
             _ = try await session.lector(["stop"])
+            // KWin 5.27 does not hand the primary selection to data-control clients (wl-copy --primary says so too).
+            let primary = try await session.lector(["read", "--selection"], environment: env.merging(Self.noTools) { $1 })
+            #expect(primary.status == 1 && primary.stderr == "lector: cannot read the selection: this compositor does not hand the primary "
+                + "selection to other programs; use --clipboard\n", "\(primary)")
         }
 
         /// GNOME Shell as a headless Wayland compositor (Mutter: no data-control) with XWayland, on an empty
