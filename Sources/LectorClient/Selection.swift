@@ -36,7 +36,10 @@ enum Selection: String {
         if let reader = siblingExecutable("lector-selection") {
             let result = Self.run([reader, self == .primary ? "primary" : "clipboard"], limit: Self.maximumBytes + 1,
                                   timeoutMilliseconds: Self.readerTimeoutMilliseconds)
-            if result.output.count > Self.maximumBytes || result.timedOut { return checked(result) }
+            if result.timedOut && result.output.count <= Self.maximumBytes {
+                return .failure(SelectionError(message: "the program that owns \(spoken) did not hand it over within 60 s"))
+            }
+            if result.output.count > Self.maximumBytes { return checked(result) }
             switch result.status {
             case 0: return checked(result)
             case 3: nativeLine = result.error
