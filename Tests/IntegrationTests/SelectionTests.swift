@@ -311,6 +311,10 @@ extension Integration {
             #expect(refused.status == 1 && refused.stderr == "lector: cannot read the clipboard: this Wayland compositor lets only the focused window "
                 + "read it (no data-control protocol, as on GNOME); run Lector where XWayland's DISPLAY is set, or paste into the reader window "
                 + "(lector window, Ctrl+V)\n", "\(refused)")
+            // With wl-paste on PATH it is tried as the fallback; it cannot read either here (no keyboard to focus
+            // its window), and the line stays the one that says what to do.
+            let fallback = try await session.lector(["read", "--clipboard"], environment: ["WAYLAND_DISPLAY": gnome.wayland, "DISPLAY": ""])
+            #expect(fallback.status == 1 && fallback.stderr == refused.stderr, "\(fallback)")
 
             let x = ["DISPLAY": gnome.display, "XAUTHORITY": gnome.xauthority]
             let text = session.directory.appendingPathComponent("gnome.txt")
