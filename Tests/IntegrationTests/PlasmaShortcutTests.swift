@@ -35,6 +35,36 @@ struct KGlobalAccel {
     }
 }
 
+/// The XDG desktop portal (xdg-desktop-portal 1.16) with its KDE backend (xdg-desktop-portal-kde 5.27, which
+/// implements GlobalShortcuts over kglobalaccel), started on the session's bus before anything asks for them
+/// (D-Bus activation would start them without the test's display).
+enum KDEPortal {
+    static let frontend = "/usr/libexec/xdg-desktop-portal"
+    static let backend = "/usr/lib/x86_64-linux-gnu/libexec/xdg-desktop-portal-kde"
+
+    /// Whether both are installed (the test is skipped otherwise).
+    static var available: Bool {
+        KGlobalAccel.available && [frontend, backend].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts the backend, then the frontend, and waits until each owns its bus name.
+    /// - Throws: `HarnessError` with their logs when one does not within 15 s.
+    static func start(_ session: PrivateSession, environment: [String: String]) async throws -> [BackgroundProcess] {
+        var started: [BackgroundProcess] = []
+        for (program, name, tag) in [(backend, "org.freedesktop.impl.portal.desktop.kde", "portal-kde"),
+                                     (frontend, "org.freedesktop.portal.Desktop", "portal")] {
+            let process = try session.spawn(program, [], tag: tag, environment: environment.merging(["QT_QPA_PLATFORM": "xcb"]) { $1 })
+            started.append(process)
+            let up = await eventually(timeout: 15, every: .milliseconds(100)) { await session.nameOwner(name) != nil || !process.isRunning }
+            if !up || !process.isRunning {
+                for p in started.reversed() { p.stopNow(grace: 1) }
+                throw HarnessError("\(program) did not take \(name): \(process.stderr.suffix(1500))")
+            }
+        }
+        return started
+    }
+}
+
 extension Integration {
     /// `lector shortcut install|remove` on Plasma, against the real kglobalaccel on Xvfb: the key pressed with
     /// xdotool reads the selection set by xclip, and what was heard is recorded.
@@ -120,6 +150,46 @@ extension Integration {
             #expect(try await session.status().state == "stopped")
             let again = try await session.lector(["shortcut", "remove"], environment: env)
             #expect(again.status == 0 && again.stderr.isEmpty, "\(again)")
+        }
+        @Test("Portal: with [daemon] portal-shortcut=true the daemon binds Read selection through the real GlobalShortcuts portal (xdg-desktop-portal with its KDE backend); the key reads the selection and pauses it")
+        func portal() async throws {
+            try #require(KDEPortal.available, "xdg-desktop-portal and xdg-desktop-portal-kde are needed")
+            let session = try await world(.bare)
+            if await session.nameOwner(Lector.busName) != nil { try await Integration.SavedReading.endDaemon(session, signal: SIGTERM) }
+            let (x, display) = try await Selection.startX(session)
+            defer { x.stopNow() }
+            let data = session.directory.appendingPathComponent("data")
+            let env = ["DISPLAY": display, "XDG_DATA_HOME": data.path, "XDG_CURRENT_DESKTOP": "KDE"]
+            let accel = try await KGlobalAccel.start(session, environment: env)
+            defer { accel.stopNow() }
+            let portal = try await KDEPortal.start(session, environment: env)
+            defer { for p in portal.reversed() { p.stopNow() } }
+            let configDir = URL(fileURLWithPath: session.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("lector")
+            try FileManager.default.createDirectory(at: configDir, withIntermediateDirectories: true)
+            let configFile = configDir.appendingPathComponent("config")
+            try "[daemon]\nportal-shortcut=true\n".write(to: configFile, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: configFile) }
+
+            let daemon = try await session.startDaemon(environment: env)
+            let bound = await eventually(timeout: 10) { daemon.stderr.contains("is bound through the GlobalShortcuts portal") }
+            try #require(bound, "daemon: \(daemon.stderr.suffix(1000)); portal: \(portal[1].stderr.suffix(800))")
+
+            let text = session.directory.appendingPathComponent("portal-selected.txt")
+            try String(repeating: "The portal hands the key to the daemon. ", count: 6).write(to: text, atomically: true, encoding: .utf8)
+            let owner = try Selection.own(session, display, "primary", text)
+            defer { owner.stopNow() }
+            try await Task.sleep(for: .milliseconds(300))
+            let mark = session.recorder.mark()
+            #expect(try await session.run("xdotool", ["key", "super+alt+r"], timeout: 10, environment: env).status == 0)
+            let reading = try await poll(timeout: 10, every: .milliseconds(100), session.status, until: {
+                $0.state == "reading" && $0.description.contains("The portal hands the key")
+            })
+            #expect(reading.state == "reading", "after the key: \(reading); daemon: \(daemon.stderr.suffix(800))")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the key")
+            #expect(try await session.run("xdotool", ["key", "super+alt+r"], timeout: 10, environment: env).status == 0)
+            #expect(try await session.waitForState("paused", timeout: 5).state == "paused")
+            _ = try await session.lector(["stop"])
+            try await Integration.SavedReading.endDaemon(session, signal: SIGTERM)
         }
     }
 }
