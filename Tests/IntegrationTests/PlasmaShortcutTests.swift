@@ -151,9 +151,10 @@ extension Integration {
             let again = try await session.lector(["shortcut", "remove"], environment: env)
             #expect(again.status == 0 && again.stderr.isEmpty, "\(again)")
         }
-        @Test("Portal: with [daemon] portal-shortcut=true the daemon binds Read selection through the real GlobalShortcuts portal (xdg-desktop-portal with its KDE backend); the key reads the selection and pauses it")
+
+        @Test("Portal: with [daemon] portal-shortcut=true the daemon binds Read selection through the real GlobalShortcuts portal (xdg-desktop-portal with its KDE backend); the key reads the selection and pauses it",
+              .enabled(if: KDEPortal.available, "xdg-desktop-portal and xdg-desktop-portal-kde are needed"))
         func portal() async throws {
-            try #require(KDEPortal.available, "xdg-desktop-portal and xdg-desktop-portal-kde are needed")
             let session = try await world(.bare)
             if await session.nameOwner(Lector.busName) != nil { try await Integration.SavedReading.endDaemon(session, signal: SIGTERM) }
             let (x, display) = try await Selection.startX(session)
