@@ -115,7 +115,9 @@ extension Integration {
                 $0.state == "reading" && $0.description.contains("Words chosen with the mouse")
             })
             #expect(reading.state == "reading", "after the key: \(reading); kglobalaccel: \(accel.stderr.suffix(800))")
-            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the key")
+            let first = await session.recorder.waitForSpeech(after: mark, timeout: 5)
+            #expect(first != nil, "nothing heard after the key")
+            print("Plasma shortcut (kglobalaccel runs lector read --selection): key to first sound \(secs(first))")
 
             // The same selection again: the key pauses.
             try await press()
@@ -186,11 +188,20 @@ extension Integration {
                 $0.state == "reading" && $0.description.contains("The portal hands the key")
             })
             #expect(reading.state == "reading", "after the key: \(reading); daemon: \(daemon.stderr.suffix(800))")
-            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the key")
+            let first = await session.recorder.waitForSpeech(after: mark, timeout: 5)
+            #expect(first != nil, "nothing heard after the key")
+            print("portal shortcut (the daemon runs lector read --selection): key to first sound \(secs(first))")
             #expect(try await session.run("xdotool", ["key", "super+alt+r"], timeout: 10, environment: env).status == 0)
             #expect(try await session.waitForState("paused", timeout: 5).state == "paused")
             _ = try await session.lector(["stop"])
+
+            // The portal's shortcut lives as long as the daemon that bound it.
             try await Integration.SavedReading.endDaemon(session, signal: SIGTERM)
+            let quiet = session.recorder.mark()
+            #expect(try await session.run("xdotool", ["key", "super+alt+r"], timeout: 10, environment: env).status == 0)
+            await session.recorder.waitForSamples(after: quiet, seconds: 1.5)
+            #expect(AudioAnalysis(session.recorder.samples(from: quiet)).isSilent(from: 0), "heard after the daemon ended")
+            #expect(await session.nameOwner(Lector.busName) == nil, "a daemon was started by the key after the daemon ended")
         }
     }
 }
