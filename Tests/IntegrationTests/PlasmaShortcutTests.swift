@@ -70,7 +70,7 @@ extension Integration {
     /// xdotool reads the selection set by xclip, and what was heard is recorded.
     @Suite(.privateSession, .enabled(if: KGlobalAccel.available, "kglobalaccel5 (libkf5globalaccel-bin), Xvfb, xdotool and xclip are needed"))
     struct PlasmaShortcut {
-        @Test("Plasma: install binds Meta+Alt+R in kglobalaccel; the key reads the selection, pauses it, and works again after kglobalaccel restarts; remove leaves no trace and the user's own shortcut")
+        @Test("Plasma: install binds Meta+Alt+R in kglobalaccel; the key reads the selection, pauses it, works again after kglobalaccel restarts and reads a new selection; install again replaces the key; remove leaves no trace and the user's own shortcut")
         func installPressRemove() async throws {
             let session = try await world()
             let (x, display) = try await Selection.startX(session)
@@ -133,7 +133,26 @@ extension Integration {
             }, until: { $0?.state == "reading" })
             #expect(resumed?.state == "reading", "after kglobalaccel restarted: \(String(describing: resumed)); \(accel.stderr.suffix(800))")
             #expect(await session.recorder.waitForSpeech(after: mark, timeout: 5) != nil, "nothing heard after the restart")
+
+            // A new selection: the key reads it instead.
+            owner.stopNow()
+            let other = session.directory.appendingPathComponent("selected-2.txt")
+            try "A second selection replaces the first one.".write(to: other, atomically: true, encoding: .utf8)
+            let owner2 = try Selection.own(session, display, "primary", other)
+            defer { owner2.stopNow() }
+            try await Task.sleep(for: .milliseconds(300))
+            try await press()
+            let replaced = try await poll(timeout: 10, every: .milliseconds(100), session.status, until: {
+                $0.state == "reading" && $0.description.contains("A second selection")
+            })
+            #expect(replaced.description.contains("A second selection"), "after a new selection: \(replaced)")
             _ = try await session.lector(["stop"])
+
+            // Installed again with another key: the key is replaced, in the same group.
+            let rebind = try await session.lector(["shortcut", "install", "Meta+Ctrl+F9"], environment: env)
+            #expect(rebind.status == 0, "\(rebind)")
+            #expect(await eventually(timeout: 5) { configText().contains("_launch=Meta+Ctrl+F9,none,Read selection (Lector)") },
+                    "\(configText())")
 
             let remove = try await session.lector(["shortcut", "remove"], environment: env)
             #expect(remove.status == 0 && remove.stderr.isEmpty, "\(remove)")
