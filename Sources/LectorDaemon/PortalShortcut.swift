@@ -98,7 +98,7 @@ final class PortalShortcut {
     }
 
     private func readSelection() {
-        guard reading == nil else { return Log.message("the shortcut was pressed while the last one is still read; ignored") }
+        guard reading == nil else { return Log.message("the shortcut was pressed while the previous press is still being handled; ignored") }
         guard let lector = Self.lectorExecutable() else { return Log.warning("the shortcut was pressed, but no lector executable was found") }
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
         guard null >= 0 else { return Log.warning("the shortcut was pressed, but /dev/null cannot be opened") }
