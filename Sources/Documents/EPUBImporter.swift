@@ -31,6 +31,8 @@ enum EPUBImporter {
         var starts: [String: Int] = [:]
         var onStart = onStart
         let title = metadata(package).title
+        // The book's language is the default; each content document's and element's `xml:lang` override it.
+        walker.languages.enter(metadata(package).language, at: 0)
         for itemref in package.all("itemref") {
             if let send = onStart, walker.builder.scalars >= DocumentWorker.startScalars {
                 send(walker.builder.text, title)
@@ -42,7 +44,10 @@ enum EPUBImporter {
             starts[item.href] = walker.builder.nextStart
             walker.idPrefix = item.href + "#"
             walker.builder.breakParagraph()
-            walker.walk(document.first("body") ?? document)
+            let body = document.first("body") ?? document
+            walker.languages.enter(HTMLImporter.inheritedLanguage(of: body, in: document), at: walker.builder.nextStart)
+            walker.walk(body)
+            walker.languages.leave(at: walker.builder.scalars)
             walker.builder.breakParagraph()
         }
         guard !walker.builder.text.isEmpty else { throw .nothingToRead("the EPUB holds no text") }
@@ -56,6 +61,7 @@ enum EPUBImporter {
         }
         if !located.isEmpty { walker.builder.setChapters(located) }
         structure.chapters = walker.builder.chapters
+        structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
     }
 

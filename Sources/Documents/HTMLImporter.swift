@@ -24,9 +24,13 @@ enum HTMLImporter {
             throw .nothingToRead("the HTML holds no text")
         }
         var structure = metadata(root)
-        var walker = DocumentWalker(role: role(in: article(of: root)))
-        walker.walk(article(of: root))
+        let article = article(of: root)
+        var walker = DocumentWalker(role: role(in: article))
+        // The article is read in the language its ancestors declare (the root's `lang`, usually).
+        walker.languages.enter(inheritedLanguage(of: article, in: root), at: 0)
+        walker.walk(article)
         structure.chapters = walker.builder.chapters
+        structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
     }
 
@@ -77,6 +81,19 @@ enum HTMLImporter {
         }
         guard let (element, own) = best, own * 2 >= total, total > 0 else { return nil }
         return element
+    }
+
+    /// The language in force where `target` (a descendant of `root`, or `root`) begins, from its ancestors'
+    /// `lang`/`xml:lang` (the nearest one that declares one; its own not counted): nil when none declares one,
+    /// "" when the nearest says it is unknown.
+    static func inheritedLanguage(of target: MarkupElement, in root: MarkupElement) -> String? {
+        var stack: [(MarkupElement, String?)] = [(root, nil)]
+        while let (e, inherited) = stack.popLast() {
+            if e === target { return inherited }
+            let own = DocumentWalker.markupLanguage(e) ?? inherited
+            stack.append(contentsOf: e.elements.reversed().map { ($0, own) })
+        }
+        return nil
     }
 
     static func first(in root: MarkupElement, where test: (MarkupElement) -> Bool) -> MarkupElement? {

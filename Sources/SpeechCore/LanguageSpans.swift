@@ -1,0 +1,123 @@
+/// A stretch of a text that its source marks as written in one language: an HTML or XHTML element's `lang` /
+/// `xml:lang`, an EPUB's `dc:language`, a Word run's `w:lang`, an OpenDocument style's `fo:language`.
+public struct LanguageSpan: Equatable, Sendable {
+    /// Where it lies in `Utterance.text`, in Unicode scalars, 0-based; never empty.
+    public var range: Range<Int>
+    /// Its BCP 47 tag as the source writes it ("de", "fr-CA"); matched to a voice when the text is prepared.
+    public var language: String
+
+    /// A span of `range` (scalars) in `language` (BCP 47).
+    public init(range: Range<Int>, language: String) {
+        self.range = range
+        self.language = language
+    }
+}
+
+/// Builds the language spans of a text from its nested marked elements as they are walked in document order:
+/// an inner element's language overrides the outer one's for its extent, an empty tag (HTML `lang=""`) says the
+/// language is unknown there, and an element that says nothing inherits. The result is flat: sorted, not
+/// overlapping, adjacent spans of one language joined; text under no language is in no span.
+public struct LanguageSpanBuilder: Sendable {
+    /// The language in force inside each open element (nil: unknown), innermost last.
+    private var stack: [String?] = []
+    /// Where the stretch in the current language began.
+    private var start = 0
+    /// The spans closed so far.
+    private var closed: [LanguageSpan] = []
+
+    /// A builder with no element open.
+    public init() {}
+
+    /// The language in force: the innermost open element's that says one; nil when none does or it is unknown.
+    public var current: String? { stack.last ?? nil }
+
+    /// Opens an element whose text starts at scalar `offset`. `language`: nil when the element says nothing (it
+    /// inherits), "" when it says the language is unknown, else its tag (white space around it is ignored).
+    public mutating func enter(_ language: String?, at offset: Int) {
+        let next: String?
+        if let given = language {
+            let tag = given.trimmingSpaces
+            next = tag.isEmpty ? nil : tag
+        } else {
+            next = current
+        }
+        if next != current { close(at: offset) }
+        stack.append(next)
+    }
+
+    /// Closes the innermost open element, whose text ends at scalar `offset`.
+    public mutating func leave(at offset: Int) {
+        guard let inner = stack.popLast() else { return }
+        if inner != current { close(at: offset, language: inner) }
+    }
+
+    /// The spans of a text of `end` scalars, elements still open closed there. Spans in one language separated
+    /// only by white space (the blank line between two paragraphs) are joined when `text` is given.
+    public func spans(upTo end: Int, text: String? = nil) -> [LanguageSpan] {
+        var copy = self
+        copy.close(at: end)
+        let clipped = copy.closed.compactMap { span -> LanguageSpan? in
+            let range = span.range.clamped(to: 0..<max(end, 0))
+            return range.isEmpty ? nil : LanguageSpan(range: range, language: span.language)
+        }
+        return text.map { Self.joined(clipped, in: $0) } ?? clipped
+    }
+
+    /// Ends the stretch in `language` (by default the current one) at `offset`, and starts the next there.
+    private mutating func close(at offset: Int, language: String?? = nil) {
+        defer { start = max(start, offset) }
+        guard let tag = language ?? current, offset > start else { return }
+        if let last = closed.last, last.language == tag, last.range.upperBound == start {
+            closed[closed.count - 1].range = last.range.lowerBound..<offset
+        } else {
+            closed.append(LanguageSpan(range: start..<offset, language: tag))
+        }
+    }
+
+    /// `spans` (sorted, not overlapping) with each two neighbours in one language joined when only white space
+    /// lies between them in `text`.
+    static func joined(_ spans: [LanguageSpan], in text: String) -> [LanguageSpan] {
+        guard spans.count > 1 else { return spans }
+        var result: [LanguageSpan] = []
+        var scalars = text.unicodeScalars.makeIterator()
+        var offset = 0
+        for span in spans {
+            // Advance to the gap before this span, checking it for anything but white space.
+            while offset < (result.last?.range.upperBound ?? span.range.lowerBound), scalars.next() != nil { offset += 1 }
+            var blank = true
+            while offset < span.range.lowerBound, let s = scalars.next() {
+                if !s.properties.isWhitespace { blank = false }
+                offset += 1
+            }
+            if blank, let last = result.last, last.language == span.language {
+                result[result.count - 1].range = last.range.lowerBound..<span.range.upperBound
+            } else {
+                result.append(span)
+            }
+        }
+        return result
+    }
+}
+
+extension TextStructure {
+    /// The language span holding scalar `offset`, nil when no span holds it (`languages` is sorted).
+    public func languageSpan(at offset: Int) -> LanguageSpan? {
+        var low = 0, high = languages.count
+        while low < high {
+            let mid = (low + high) / 2
+            if languages[mid].range.lowerBound <= offset { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0, languages[low - 1].range.contains(offset) else { return nil }
+        return languages[low - 1]
+    }
+}
+
+extension String {
+    /// The string without white space at either end.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}
