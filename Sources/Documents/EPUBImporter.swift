@@ -31,8 +31,6 @@ enum EPUBImporter {
         var starts: [String: Int] = [:]
         var onStart = onStart
         let title = metadata(package).title
-        // The book's language is the default; each content document's and element's `xml:lang` override it.
-        walker.languages.enter(metadata(package).language, at: 0)
         for itemref in package.all("itemref") {
             if let send = onStart, walker.builder.scalars >= DocumentWorker.startScalars {
                 send(walker.builder.text, title)
@@ -44,7 +42,10 @@ enum EPUBImporter {
             starts[item.href] = walker.builder.nextStart
             walker.idPrefix = item.href + "#"
             walker.builder.breakParagraph()
+            // As in HTML, the root's `xml:lang` is not a mark (pandoc writes the book's language on every one),
+            // and the book's `dc:language` is only the default where detection is unsure.
             let body = document.first("body") ?? document
+            walker.language = { $0 === document ? nil : DocumentWalker.markupLanguage($0) }
             walker.languages.enter(HTMLImporter.inheritedLanguage(of: body, in: document), at: walker.builder.nextStart)
             walker.walk(body)
             walker.languages.leave(at: walker.builder.scalars)

@@ -26,7 +26,8 @@ enum HTMLImporter {
         var structure = metadata(root)
         let article = article(of: root)
         var walker = DocumentWalker(role: role(in: article))
-        // The article is read in the language its ancestors declare (the root's `lang`, usually).
+        // The root's `lang` is the document's language (`structure.language`), not a mark: see `inheritedLanguage`.
+        walker.language = { $0 === root ? nil : DocumentWalker.markupLanguage($0) }
         walker.languages.enter(inheritedLanguage(of: article, in: root), at: 0)
         walker.walk(article)
         structure.chapters = walker.builder.chapters
@@ -83,11 +84,13 @@ enum HTMLImporter {
         return element
     }
 
-    /// The language in force where `target` (a descendant of `root`, or `root`) begins, from its ancestors'
-    /// `lang`/`xml:lang` (the nearest one that declares one; its own not counted): nil when none declares one,
-    /// "" when the nearest says it is unknown.
+    /// The language marked where `target` (a descendant of `root`) begins, from its ancestors' `lang`/`xml:lang`
+    /// below the root (the nearest one that declares one; its own not counted): nil when none declares one, ""
+    /// when the nearest says it is unknown. The root's own `lang` is the document's language, which is only a
+    /// default where detection is unsure: templates often declare one whatever the page is written in.
     static func inheritedLanguage(of target: MarkupElement, in root: MarkupElement) -> String? {
-        var stack: [(MarkupElement, String?)] = [(root, nil)]
+        if target === root { return nil }
+        var stack: [(MarkupElement, String?)] = root.elements.reversed().map { ($0, nil) }
         while let (e, inherited) = stack.popLast() {
             if e === target { return inherited }
             let own = DocumentWalker.markupLanguage(e) ?? inherited

@@ -85,10 +85,10 @@ final class UtterancePreparer {
     }
 
     /// Makes the utterance for `text` (already decoded; it is cleaned here), every sentence cut, with the
-    /// language spans its source marks (`languages`, see `prepareStart`).
+    /// languages its source declares (`declared`: `TextStructure.languages` and `.language`, see `prepareStart`).
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
-    func prepare(_ text: String, options: SpeakOptions, languages: [LanguageSpan] = []) throws(PrepareError) -> Utterance {
-        let (start, rest) = try prepareStart(text, options: options, firstSlice: Int.max, languages: languages)
+    func prepare(_ text: String, options: SpeakOptions, declared: TextStructure? = nil) throws(PrepareError) -> Utterance {
+        let (start, rest) = try prepareStart(text, options: options, firstSlice: Int.max, declared: declared)
         var utterance = start
         if let rest {
             while !rest.isDone { utterance.sentences += rest.next(approximately: Int.max) }
@@ -105,14 +105,15 @@ final class UtterancePreparer {
     /// the next id, or `id` (the whole text of a file whose start was prepared under that id).
     ///
     /// The voice of each sentence, first rule that applies: the voice or language the request names (for the
-    /// whole text; SSML's `xml:lang` comes next, then the default language); the language span of `languages`
-    /// (a document's `lang` marks, scalar ranges into the cleaned text) that holds it, when a voice speaks
-    /// that language; the language detected for its paragraph. A span boundary ends a sentence, so a sentence
-    /// is read in one voice, and a phrase marked in another language inside a sentence is read as a piece of
-    /// its own in that language.
+    /// whole text; SSML's `xml:lang` comes next, then the default language); the language span of
+    /// `declared.languages` (a document's `lang` marks, scalar ranges into the cleaned text) that holds it, when
+    /// a voice speaks that language; the language detected for its paragraph; where detection is unsure, the
+    /// document's language (`declared.language`), else the default language. A span boundary ends a sentence, so
+    /// a sentence is read in one voice, and a phrase marked in another language inside a sentence is read as
+    /// a piece of its own in that language.
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
     func prepareStart(_ text: String, options: SpeakOptions, firstSlice: Int, id: UInt64? = nil,
-                      languages: [LanguageSpan] = []) throws(PrepareError) -> (Utterance, SentenceCutter?) {
+                      declared: TextStructure? = nil) throws(PrepareError) -> (Utterance, SentenceCutter?) {
         let (rate, pitch) = try prosody(options)
         var document: SSMLDocument?
         if options.ssml {
@@ -126,7 +127,7 @@ final class UtterancePreparer {
         var detection: SentenceCutter.Detection?
         if document == nil && options.voice == nil && options.language == nil {
             // Each paragraph in its own (detected) language, unless its source marks one.
-            detection = try detectingLanguages(of: cleaned, marked: languages)
+            detection = try detectingLanguages(of: cleaned, marked: declared?.languages ?? [], document: declared?.language)
         } else {
             let voice = try chosenVoice(options, requested: options.language ?? document?.language)
             voices = [voice]
@@ -173,10 +174,12 @@ final class UtterancePreparer {
     }
 
     /// Language detection as `text` is cut: a 1 MB text is not detected whole (~0.2 s) before it is heard;
-    /// unsure paragraphs take the default language; the spans of `marked` take their own language when a voice
-    /// speaks it (one log line per language that none does; detection decides there).
-    private func detectingLanguages(of text: String, marked: [LanguageSpan]) throws(PrepareError) -> SentenceCutter.Detection {
-        guard let fallback = defaultLanguage else {
+    /// unsure paragraphs take the `document` language when a voice speaks it, else the default language; the
+    /// spans of `marked` take their own language when a voice speaks it (one log line per language that none
+    /// does; detection decides there).
+    private func detectingLanguages(of text: String, marked: [LanguageSpan],
+                                    document: String?) throws(PrepareError) -> SentenceCutter.Detection {
+        guard let fallback = document.flatMap({ try? matcher.match($0) }) ?? defaultLanguage else {
             throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
         }
         return SentenceCutter.Detection(runs: LanguageRunReader(text: text, detector: detector), voice: { [unowned self] language in

@@ -74,26 +74,31 @@ public struct LanguageSpanBuilder: Sendable {
         }
     }
 
-    /// `spans` (sorted, not overlapping) with each two neighbours in one language joined when only white space
-    /// lies between them in `text`.
+    /// `spans` (sorted, not overlapping, within `text`) without those that hold only white space, and with each
+    /// two neighbours in one language joined when only white space lies between them in `text`.
     static func joined(_ spans: [LanguageSpan], in text: String) -> [LanguageSpan] {
-        guard spans.count > 1 else { return spans }
         var result: [LanguageSpan] = []
         var scalars = text.unicodeScalars.makeIterator()
         var offset = 0
-        for span in spans {
-            // Advance to the gap before this span, checking it for anything but white space.
-            while offset < (result.last?.range.upperBound ?? span.range.lowerBound), scalars.next() != nil { offset += 1 }
+        /// Whether the scalars from `offset` up to `end` are all white space (consumes them).
+        func blank(upTo end: Int) -> Bool {
             var blank = true
-            while offset < span.range.lowerBound, let s = scalars.next() {
+            while offset < end, let s = scalars.next() {
                 if !s.properties.isWhitespace { blank = false }
                 offset += 1
             }
-            if blank, let last = result.last, last.language == span.language {
+            return blank
+        }
+        var gapIsBlank = true
+        for span in spans {
+            gapIsBlank = blank(upTo: span.range.lowerBound) && gapIsBlank
+            if blank(upTo: span.range.upperBound) { continue }  // the gap goes on over it
+            if gapIsBlank, let last = result.last, last.language == span.language {
                 result[result.count - 1].range = last.range.lowerBound..<span.range.upperBound
             } else {
                 result.append(span)
             }
+            gapIsBlank = true
         }
         return result
     }

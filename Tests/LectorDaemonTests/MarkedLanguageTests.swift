@@ -14,6 +14,21 @@ import Testing
         u.sentences.indices.map { u.voice(ofSentence: $0).language + ": " + u.sentences[$0].text }
     }
 
+    static func structure(_ spans: [LanguageSpan], language: String? = nil) -> TextStructure {
+        var s = TextStructure(language: language)
+        s.languages = spans
+        return s
+    }
+
+    @Test func theDocumentsLanguageIsTheDefaultWhereDetectionIsUnsure() throws {
+        let preparer = UtterancePreparer(voices: testVoices)
+        let short = try preparer.prepare("Ok.", options: SpeakOptions(), declared: Self.structure([], language: "de"))
+        #expect(Self.read(short) == ["de: Ok."])
+        // Detection is sure: the document's declared language does not override it.
+        let sure = try preparer.prepare(Self.english, options: SpeakOptions(), declared: Self.structure([], language: "de"))
+        #expect(Self.read(sure).map { String($0.prefix(3)) } == ["en:", "en:"])
+    }
+
     /// `parts` joined, with a span over each part that has a language.
     static func marked(_ parts: [(String?, String)], separator: String = "\n\n") -> (String, [LanguageSpan]) {
         var text = "", spans: [LanguageSpan] = []
@@ -29,7 +44,7 @@ import Testing
     @Test func aMarkBeatsDetection() throws {
         // English text marked German is read in German; unmarked German text is detected.
         let (text, spans) = Self.marked([("de", Self.english), (nil, Self.german)])
-        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), languages: spans)
+        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), declared: Self.structure(spans))
         #expect(Self.read(u).map { $0.prefix(3) } == ["de:", "de:", "de:", "de:"])
         #expect(u.voices.count == 1)
     }
@@ -39,22 +54,22 @@ import Testing
         let preparer = UtterancePreparer(voices: testVoices)
         var options = SpeakOptions()
         options.language = "en"
-        #expect(Set(try preparer.prepare(text, options: options, languages: spans).voices.map(\.language)) == ["en"])
+        #expect(Set(try preparer.prepare(text, options: options, declared: Self.structure(spans)).voices.map(\.language)) == ["en"])
         options = SpeakOptions()
         options.voice = "roa/es"
-        #expect(try preparer.prepare(text, options: options, languages: spans).voices.map(\.engineVoice) == ["roa/es"])
+        #expect(try preparer.prepare(text, options: options, declared: Self.structure(spans)).voices.map(\.engineVoice) == ["roa/es"])
     }
 
     @Test func aMarkInsideASentenceIsReadAsAPieceOfItsOwn() throws {
         let (text, spans) = Self.marked([("en", "He said"), ("fr", "je ne sais quoi"), ("en", "and left.")], separator: " ")
-        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), languages: spans)
+        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), declared: Self.structure(spans))
         #expect(Self.read(u) == ["en: He said", "fr: je ne sais quoi", "en: and left."])
         #expect(u.text == text)
     }
 
     @Test func aLanguageNoVoiceSpeaksIsLeftToDetection() throws {
         let (text, spans) = Self.marked([("tlh", Self.german), ("en", Self.english)])
-        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), languages: spans)
+        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), declared: Self.structure(spans))
         #expect(Self.read(u).map { String($0.prefix(2)) } == ["de", "de", "en", "en"])
     }
 
@@ -63,7 +78,7 @@ import Testing
         let paragraphs = (0..<60).map { i in (i % 3 == 2 ? "de" : nil as String?, i % 3 == 2 ? Self.english : Self.english) }
         let (text, spans) = Self.marked(paragraphs)
         let preparer = UtterancePreparer(voices: testVoices)
-        let (start, rest) = try preparer.prepareStart(text, options: SpeakOptions(), firstSlice: 300, languages: spans)
+        let (start, rest) = try preparer.prepareStart(text, options: SpeakOptions(), firstSlice: 300, declared: Self.structure(spans))
         var u = start
         let cutter = try #require(rest)
         while !cutter.isDone { u.sentences += cutter.next(approximately: 300) }

@@ -74,3 +74,14 @@ import Testing
         #expect(ImportedDocument(encoded: Array(overlapping.utf8)) == nil)
     }
 }
+
+extension LanguageSpanTests {
+    @Test func spansOfWhiteSpaceOnlyAreDropped() {
+        var b = LanguageSpanBuilder()
+        let text = "Eins.\n\nZwei."
+        b.enter("de", at: 0); b.leave(at: 5)
+        b.enter("fr", at: 5); b.leave(at: 7)
+        b.enter("de", at: 7); b.leave(at: 12)
+        #expect(b.spans(upTo: 12, text: text) == [LanguageSpan(range: 0..<12, language: "de")])
+    }
+}
