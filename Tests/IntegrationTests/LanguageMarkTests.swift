@@ -64,6 +64,40 @@ extension Integration {
             #expect(mpris.starts(with: ["en", "de", "en"]) && mpris.last == "en", "xesam:language: \(mpris)")
         }
 
+        /// The start of a long EPUB is read before the rest is extracted, with no marks: the marks within what is
+        /// already cut then are dropped, so that the whole book is not read again from its beginning.
+        @Test("a long EPUB, read from its start while the rest is extracted, follows the marks after it and is not read again")
+        func longEPUB() async throws {
+            let session = try await world()
+            let paragraph = "The keeper wrote in his log that the sea was calm, the wind came from the west, and the lamp burned without a flicker all night long."
+            let markdown = "---\ntitle: A Long Log\nlang: en\n---\n\n# Calm\n\n::: {lang=fr}\nLe journal du gardien.\n:::\n\n"
+                + Array(repeating: paragraph, count: 150).joined(separator: "\n\n")
+                + "\n\n# Storm\n\n::: {lang=de}\nDer Sturm kam um Mitternacht und die Wellen brachen an den Felsen.\n:::\n"
+            let source = session.directory.appendingPathComponent("long.md")
+            try Data(markdown.utf8).write(to: source)
+            let epub = session.directory.appendingPathComponent("long.epub").path
+            let made = try await session.run("pandoc", [source.path, "-o", epub])
+            try #require(made.status == 0, "pandoc: \(made)")
+            let monitor = try await SignalMonitor(session: session, name: Lector.busName)
+            defer { Task { await monitor.stop() } }
+            let read = try await session.lector(["read", "--file", epub])
+            #expect(read.status == 0 && read.stderr.isEmpty, "\(read)")
+            // The whole book is in place once both chapters are listed.
+            let listed = await eventually(timeout: 10) {
+                (try? await session.lector(["chapters"]).stdout.contains("Storm")) == true
+            }
+            #expect(listed, "\(session.daemonLogs())")
+            let jump = try await session.lector(["chapter", "2"])
+            #expect(jump.status == 0, "\(jump)")
+            let german = await eventually(timeout: 10) {
+                monitor.signals.contains { $0.member == "Sentence" && $0.arguments.contains(.string("de")) }
+            }
+            #expect(german, "no German sentence\n\(session.daemonLogs())")
+            #expect(!session.daemonLogs(limit: 20_000).contains("changed while it was read"), "\(session.daemonLogs())")
+            _ = try await session.lector(["stop"])
+            try await session.quiesce()
+        }
+
         @Test("--lang given by the user beats the marks")
         func userLanguageBeatsMarks() async throws {
             let session = try await world()
