@@ -52,3 +52,47 @@ import SpeechCore
         #expect(Self.pieces(doc) == ["de: Kapitel eins.", "fr: Deux."])
     }
 }
+
+/// OpenDocument's `fo:language` in automatic styles and Word's `w:lang` in run properties are the same marks.
+@Suite struct OfficeLanguageMarkTests {
+    @Test func openDocumentAutomaticStylesMarkSpansAndTheDefaultStyleIsTheDocumentsLanguage() throws {
+        let content = """
+            <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+              xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+              xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"><office:automatic-styles>
+            <style:style style:name="P1" style:family="paragraph"><style:text-properties fo:language="de" fo:country="DE"/></style:style>
+            <style:style style:name="T1" style:family="text"><style:text-properties fo:language="fr" fo:country="none"/></style:style>
+            <style:style style:name="T2" style:family="text"><style:text-properties fo:language="zxx" fo:country="none"/></style:style>
+            </office:automatic-styles><office:body><office:text>
+            <text:p text:style-name="Standard">English text.</text:p>
+            <text:p text:style-name="P1">Deutscher Text. <text:span text:style-name="T1">Texte français.</text:span> <text:span text:style-name="T2">Code.</text:span></text:p>
+            </office:text></office:body></office:document-content>
+            """
+        let styles = """
+            <office:document-styles xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+              xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0">
+            <office:styles><style:default-style style:family="paragraph"><style:text-properties fo:language="en" fo:country="GB"/>
+            </style:default-style></office:styles></office:document-styles>
+            """
+        let doc = try ODTImporter.read(ZipEntries(names: ["content.xml", "styles.xml"],
+                                                  contents: ["content.xml": Array(content.utf8), "styles.xml": Array(styles.utf8)]))
+        #expect(LanguageMarkTests.pieces(doc) == ["de-DE: Deutscher Text.", "fr: Texte français."])
+        #expect(doc.structure.language == "en-GB")
+    }
+
+    @Test func wordRunAndParagraphLanguagesMarkSpansAndTheDocumentDefaultsAreTheDocumentsLanguage() throws {
+        let w = "xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\""
+        let document = """
+            <w:document \(w)><w:body>
+            <w:p><w:r><w:t>English text.</w:t></w:r></w:p>
+            <w:p><w:pPr><w:rPr><w:lang w:val="de-DE"/></w:rPr></w:pPr><w:r><w:t xml:space="preserve">Deutscher Text. </w:t></w:r>
+            <w:r><w:rPr><w:lang w:val="fr-FR"/></w:rPr><w:t>Texte français.</w:t></w:r></w:p>
+            </w:body></w:document>
+            """
+        let styles = "<w:styles \(w)><w:docDefaults><w:rPrDefault><w:rPr><w:lang w:val=\"en-US\" w:eastAsia=\"zh-CN\"/></w:rPr></w:rPrDefault></w:docDefaults></w:styles>"
+        let doc = try DOCXImporter.read(ZipEntries(names: ["word/document.xml", "word/styles.xml"],
+                                                   contents: ["word/document.xml": Array(document.utf8), "word/styles.xml": Array(styles.utf8)]))
+        #expect(LanguageMarkTests.pieces(doc) == ["de-DE: Deutscher Text.", "fr-FR: Texte français."])
+        #expect(doc.structure.language == "en-US")
+    }
+}
