@@ -54,14 +54,14 @@ struct DocumentWalker {
     }
 
     /// The language spans of the text built, every element closed (see `TextStructure.languages`).
-    var languageSpans: [LanguageSpan] { languages.spans(upTo: builder.scalars, text: builder.text) }
+    var languageSpans: [LanguageSpan] { languages.spans(upTo: builder.scalars) }
 
     /// Walks `element` and its subtree (depth bounded by `MarkupParser.maximumDepth`), in the language it
     /// declares.
     mutating func walk(_ element: MarkupElement) {
         let r = role(element)
         if r == .skip { return }
-        languages.enter(language(element), at: builder.nextStart)
+        languages.enter(language(element), at: builder.scalars)
         defer { languages.leave(at: builder.scalars) }
         if let id = element.attributes["id"] ?? element.attributes["xml:id"], !id.isEmpty, ids[idPrefix + id] == nil {
             ids[idPrefix + id] = builder.nextStart

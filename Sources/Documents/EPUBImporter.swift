@@ -46,7 +46,7 @@ enum EPUBImporter {
             // and the book's `dc:language` is only the default where detection is unsure.
             let body = document.first("body") ?? document
             walker.language = { $0 === document ? nil : DocumentWalker.markupLanguage($0) }
-            walker.languages.enter(HTMLImporter.inheritedLanguage(of: body, in: document), at: walker.builder.nextStart)
+            walker.languages.enter(HTMLImporter.inheritedLanguage(of: body, in: document), at: walker.builder.scalars)
             walker.walk(body)
             walker.languages.leave(at: walker.builder.scalars)
             walker.builder.breakParagraph()

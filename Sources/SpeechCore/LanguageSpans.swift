@@ -17,6 +17,11 @@ public struct LanguageSpan: Equatable, Sendable {
 /// an inner element's language overrides the outer one's for its extent, an empty tag (HTML `lang=""`) says the
 /// language is unknown there, and an element that says nothing inherits. The result is flat: sorted, not
 /// overlapping, adjacent spans of one language joined; text under no language is in no span.
+///
+/// Offsets are where the text stands when an element is entered or left, before any separator owed to what
+/// follows (`TextBuilder.scalars`): a span then begins with the separator that precedes its text, so the
+/// spans of two paragraphs in one language touch and are joined, and an element that adds no text adds no
+/// span (no span holds only white space).
 public struct LanguageSpanBuilder: Sendable {
     /// The language in force inside each open element (nil: unknown), innermost last.
     private var stack: [String?] = []
@@ -51,16 +56,14 @@ public struct LanguageSpanBuilder: Sendable {
         if inner != current { close(at: offset, language: inner) }
     }
 
-    /// The spans of a text of `end` scalars, elements still open closed there. Spans in one language separated
-    /// only by white space (the blank line between two paragraphs) are joined when `text` is given.
-    public func spans(upTo end: Int, text: String? = nil) -> [LanguageSpan] {
+    /// The spans of a text of `end` scalars, elements still open closed there.
+    public func spans(upTo end: Int) -> [LanguageSpan] {
         var copy = self
         copy.close(at: end)
-        let clipped = copy.closed.compactMap { span -> LanguageSpan? in
+        return copy.closed.compactMap { span -> LanguageSpan? in
             let range = span.range.clamped(to: 0..<max(end, 0))
             return range.isEmpty ? nil : LanguageSpan(range: range, language: span.language)
         }
-        return text.map { Self.joined(clipped, in: $0) } ?? clipped
     }
 
     /// Ends the stretch in `language` (by default the current one) at `offset`, and starts the next there.
@@ -72,35 +75,6 @@ public struct LanguageSpanBuilder: Sendable {
         } else {
             closed.append(LanguageSpan(range: start..<offset, language: tag))
         }
-    }
-
-    /// `spans` (sorted, not overlapping, within `text`) without those that hold only white space, and with each
-    /// two neighbours in one language joined when only white space lies between them in `text`.
-    static func joined(_ spans: [LanguageSpan], in text: String) -> [LanguageSpan] {
-        var result: [LanguageSpan] = []
-        var scalars = text.unicodeScalars.makeIterator()
-        var offset = 0
-        /// Whether the scalars from `offset` up to `end` are all white space (consumes them).
-        func blank(upTo end: Int) -> Bool {
-            var blank = true
-            while offset < end, let s = scalars.next() {
-                if !s.properties.isWhitespace { blank = false }
-                offset += 1
-            }
-            return blank
-        }
-        var gapIsBlank = true
-        for span in spans {
-            gapIsBlank = blank(upTo: span.range.lowerBound) && gapIsBlank
-            if blank(upTo: span.range.upperBound) { continue }  // the gap goes on over it
-            if gapIsBlank, let last = result.last, last.language == span.language {
-                result[result.count - 1].range = last.range.lowerBound..<span.range.upperBound
-            } else {
-                result.append(span)
-            }
-            gapIsBlank = true
-        }
-        return result
     }
 }
 

@@ -44,6 +44,14 @@ import SpeechCore
         #expect(Self.pieces(doc) == ["de: Ein Artikel.", "fr: Un article."])
     }
 
+    @Test func paragraphsInOneLanguageAreOneSpanAndNoSpanHoldsOnlyWhiteSpace() throws {
+        let doc = try HTMLImporter.read(Array("""
+            <html><body lang="de"><p>Eins.</p><p>Zwei.</p><p lang="fr">Trois.</p><div lang="es"> </div><p>Vier.</p></body></html>
+            """.utf8))
+        #expect(Self.pieces(doc) == ["de: Eins. Zwei.", "fr: Trois.", "de: Vier."])
+        #expect(doc.structure.languages.count == 3)
+    }
+
     @Test func headingsListsAndTablesKeepTheirMarks() throws {
         let doc = try HTMLImporter.read(Array("""
             <html lang="en"><body><h1 lang="de">Kapitel eins</h1><ul><li>One</li><li lang="fr">Deux</li></ul></body></html>

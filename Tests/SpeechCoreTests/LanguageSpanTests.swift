@@ -43,17 +43,6 @@ import Testing
         #expect(b.current == "fr")
     }
 
-    @Test func spansOfOneLanguageSeparatedByWhiteSpaceOnlyAreJoined() {
-        var b = LanguageSpanBuilder()
-        let text = "Eins.\n\nZwei. Three. Vier."
-        b.enter("de", at: 0); b.leave(at: 5)
-        b.enter("de", at: 7); b.leave(at: 12)
-        b.enter("de", at: 20); b.leave(at: 25)
-        #expect(b.spans(upTo: 25, text: text) == [
-            LanguageSpan(range: 0..<12, language: "de"), LanguageSpan(range: 20..<25, language: "de"),
-        ])
-    }
-
     @Test func findsTheSpanAtAnOffset() {
         var s = TextStructure()
         s.languages = [LanguageSpan(range: 2..<5, language: "de"), LanguageSpan(range: 8..<9, language: "fr")]
@@ -75,13 +64,3 @@ import Testing
     }
 }
 
-extension LanguageSpanTests {
-    @Test func spansOfWhiteSpaceOnlyAreDropped() {
-        var b = LanguageSpanBuilder()
-        let text = "Eins.\n\nZwei."
-        b.enter("de", at: 0); b.leave(at: 5)
-        b.enter("fr", at: 5); b.leave(at: 7)
-        b.enter("de", at: 7); b.leave(at: 12)
-        #expect(b.spans(upTo: 12, text: text) == [LanguageSpan(range: 0..<12, language: "de")])
-    }
-}
