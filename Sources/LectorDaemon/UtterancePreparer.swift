@@ -312,10 +312,12 @@ final class SentenceCutter {
                 }
                 let voice = markedVoice ?? detection.voice(run.language)
                 let index = voices.firstIndex(of: voice) ?? voices.count
-                // A run goes on in the next piece read in the same detected language, or marked with the same voice.
+                // A run goes on in the next piece read in the same detected language; and, where either is
+                // marked, in a piece read by the same engine voice (`lang="en-GB"` in English read by that voice
+                // does not cut a sentence).
                 if let last = runs.indices.last,
-                   markedVoice == nil ? runs[last].marked == nil && runs[last].detected == .some(run.language)
-                                      : runs[last].marked != nil && runs[last].voice == index {
+                   markedVoice == nil && runs[last].marked == nil && runs[last].detected == .some(run.language)
+                    || (markedVoice != nil || runs[last].marked != nil) && voices[runs[last].voice].engineVoice == voice.engineVoice {
                     runs[last].range = runs[last].range.lowerBound..<range.upperBound
                     continue
                 }

@@ -67,6 +67,14 @@ import Testing
         #expect(u.text == text)
     }
 
+    @Test func aMarkReadByTheSameVoiceAsItsSentenceDoesNotCutIt() throws {
+        // The matcher reads `en` with English (Great Britain), as it reads `en-GB`.
+        let (text, spans) = Self.marked([(nil, "The colour of the sea was grey"), ("en-GB", "that morning,"), (nil, "and nobody minded it.")],
+                                        separator: " ")
+        let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), declared: Self.structure(spans))
+        #expect(Self.read(u) == ["en: " + text])
+    }
+
     @Test func aLanguageNoVoiceSpeaksIsLeftToDetection() throws {
         let (text, spans) = Self.marked([("tlh", Self.german), ("en", Self.english)])
         let u = try UtterancePreparer(voices: testVoices).prepare(text, options: SpeakOptions(), declared: Self.structure(spans))
