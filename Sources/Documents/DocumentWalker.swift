@@ -54,7 +54,9 @@ struct DocumentWalker {
     }
 
     /// The language spans of the text built, every element closed (see `TextStructure.languages`).
-    var languageSpans: [LanguageSpan] { languages.spans(upTo: builder.scalars) }
+    var languageSpans: [LanguageSpan] {
+        LanguageSpan.absorbingPunctuation(languages.spans(upTo: builder.scalars), in: builder.text)
+    }
 
     /// Walks `element` and its subtree (depth bounded by `MarkupParser.maximumDepth`), in the language it
     /// declares.

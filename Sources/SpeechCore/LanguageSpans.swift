@@ -78,6 +78,62 @@ public struct LanguageSpanBuilder: Sendable {
     }
 }
 
+extension LanguageSpan {
+    /// Most punctuation moved into a span at each of its edges.
+    static let punctuationReach = 4
+
+    /// `spans` (sorted, not overlapping) with the punctuation that clings to each span moved into it: up to
+    /// `punctuationReach` opening marks between white space and its start (`«`, `(`, `"`), and closing marks
+    /// between its end and white space or the end of the text (`».`, `),`), unless another span holds them.
+    /// So `<span lang="fr">bonjour</span>.` is read as "bonjour." in French, not "bonjour" and a lone ".".
+    public static func absorbingPunctuation(_ spans: [LanguageSpan], in text: String) -> [LanguageSpan] {
+        let scalars = text.unicodeScalars
+        var index = scalars.startIndex, offset = 0
+        var result: [LanguageSpan] = []
+        for var span in spans {
+            guard span.range.lowerBound >= offset, let at = scalars.index(index, offsetBy: span.range.lowerBound - offset,
+                                                                              limitedBy: scalars.endIndex) else { break }
+            index = at
+            offset = span.range.lowerBound
+            var start = offset, before = index
+            while offset - start < punctuationReach, before > scalars.startIndex,
+                  isPunctuation(scalars[scalars.index(before: before)]) {
+                before = scalars.index(before: before)
+                start -= 1
+            }
+            let openedBySpace = before == scalars.startIndex || scalars[scalars.index(before: before)].properties.isWhitespace
+            if start < offset, openedBySpace, start >= (result.last?.range.upperBound ?? 0) {
+                span.range = start..<span.range.upperBound
+            }
+            guard let end = scalars.index(index, offsetBy: span.range.upperBound - offset, limitedBy: scalars.endIndex) else { break }
+            index = end
+            offset = span.range.upperBound
+            var after = end, stop = offset
+            while stop - offset < punctuationReach, after < scalars.endIndex, isPunctuation(scalars[after]) {
+                scalars.formIndex(after: &after)
+                stop += 1
+            }
+            if stop > offset, after == scalars.endIndex || scalars[after].properties.isWhitespace {
+                span.range = span.range.lowerBound..<stop
+            }
+            result.append(span)
+        }
+        // A span that took a neighbour's punctuation keeps it: the next one starts after it.
+        for i in result.indices.dropFirst() where result[i].range.lowerBound < result[i - 1].range.upperBound {
+            result[i].range = min(result[i - 1].range.upperBound, result[i].range.upperBound)..<result[i].range.upperBound
+        }
+        return result.filter { !$0.range.isEmpty }
+    }
+
+    private static func isPunctuation(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+             .finalPunctuation, .otherPunctuation: true
+        default: false
+        }
+    }
+}
+
 extension TextStructure {
     /// The language span holding scalar `offset`, nil when no span holds it (`languages` is sorted).
     public func languageSpan(at offset: Int) -> LanguageSpan? {

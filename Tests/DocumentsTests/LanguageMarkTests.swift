@@ -52,6 +52,13 @@ import SpeechCore
         #expect(doc.structure.languages.count == 3)
     }
 
+    @Test func punctuationAroundAMarkedPhraseIsReadWithIt() throws {
+        let doc = try HTMLImporter.read(Array("""
+            <html lang="en"><body><p>He said «<i lang="fr">bonjour</i>». Then he left.</p></body></html>
+            """.utf8))
+        #expect(Self.pieces(doc) == ["fr: «bonjour»."])
+    }
+
     @Test func headingsListsAndTablesKeepTheirMarks() throws {
         let doc = try HTMLImporter.read(Array("""
             <html lang="en"><body><h1 lang="de">Kapitel eins</h1><ul><li>One</li><li lang="fr">Deux</li></ul></body></html>

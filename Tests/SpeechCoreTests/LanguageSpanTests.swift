@@ -64,3 +64,28 @@ import Testing
     }
 }
 
+
+extension LanguageSpanTests {
+    /// Each span's text.
+    static func pieces(_ spans: [LanguageSpan], _ text: String) -> [String] {
+        let scalars = Array(text.unicodeScalars)
+        return spans.map { String(String.UnicodeScalarView(scalars[$0.range])) }
+    }
+
+    @Test func punctuationClingingToASpanIsMovedIntoIt() {
+        let text = "He said «bonjour». Then (hola), and «ciao»x."
+        let spans = [LanguageSpan(range: 9..<16, language: "fr"), LanguageSpan(range: 25..<29, language: "es"),
+                     LanguageSpan(range: 37..<41, language: "it")]
+        #expect(Self.pieces(spans, text) == ["bonjour", "hola", "ciao"])
+        // "ciao" is followed by a letter after its closing mark: only the opening one moves.
+        #expect(Self.pieces(LanguageSpan.absorbingPunctuation(spans, in: text), text) == ["«bonjour».", "(hola),", "«ciao"])
+    }
+
+    @Test func punctuationHeldByAnotherSpanStaysThere() {
+        let text = "«Oui».«Non»"
+        let spans = [LanguageSpan(range: 0..<6, language: "en"), LanguageSpan(range: 7..<10, language: "fr")]
+        let moved = LanguageSpan.absorbingPunctuation(spans, in: text)
+        #expect(Self.pieces(moved, text) == ["«Oui».", "Non»"])
+        #expect(LanguageSpan.absorbingPunctuation([], in: text).isEmpty)
+    }
+}
