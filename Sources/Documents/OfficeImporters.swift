@@ -9,10 +9,7 @@ enum ODTImporter {
         guard let bytes = entries.contents["content.xml"] else { throw .malformed("not an OpenDocument text: no content.xml") }
         let content: MarkupElement
         do { content = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's content.xml is malformed: \(error)") }
-        var walker = DocumentWalker(role: role)
-        let styles = automaticStyleLanguages(content)
-        walker.language = { e in e.attributes["style-name"].flatMap { styles[$0] } }
-        walker.walk(content.first("text") ?? content)
+        let walker = walk(content)
         var structure = TextStructure()
         if let metaBytes = entries.contents["meta.xml"], let meta = try? MarkupParser.xml(metaBytes) {
             // The document's first author (meta:initial-creator), then its last editor (dc:creator), once each.
@@ -24,6 +21,15 @@ enum ODTImporter {
         structure.chapters = walker.builder.chapters
         structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
+    }
+
+    /// `content.xml`'s text walked, each paragraph and span in the language of its automatic style.
+    static func walk(_ content: MarkupElement) -> DocumentWalker {
+        var walker = DocumentWalker(role: role)
+        let styles = automaticStyleLanguages(content)
+        walker.language = { e in e.attributes["style-name"].flatMap { styles[$0] } }
+        walker.walk(content.first("text") ?? content)
+        return walker
     }
 
     /// The languages the automatic styles of `content` set (`style:text-properties` `fo:language` and
@@ -82,20 +88,31 @@ enum DOCXImporter {
         guard let bytes = entries.contents["word/document.xml"] else { throw .malformed("not a Word document: no word/document.xml") }
         let document: MarkupElement
         do { document = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's word/document.xml is malformed: \(error)") }
-        var walker = DocumentWalker(role: role)
-        walker.language = language
-        walker.walk(document.first("body") ?? document)
+        let walker = walk(document)
         var structure = TextStructure()
         if let coreBytes = entries.contents["docProps/core.xml"], let core = try? MarkupParser.xml(coreBytes) {
             structure = DublinCore.structure(of: core)
         }
         if structure.language == nil, let bytes = entries.contents["word/styles.xml"], let styles = try? MarkupParser.xml(bytes) {
-            // The document defaults' run properties (`w:docDefaults/w:rPrDefault/w:rPr/w:lang`).
-            structure.language = styles.first("docDefaults")?.first("rPrDefault")?.first("lang")?.attributes["val"]
+            structure.language = defaultLanguage(styles)
         }
         structure.chapters = walker.builder.chapters
         structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
+    }
+
+    /// `word/document.xml`'s body walked, each run and paragraph in the language its properties set.
+    static func walk(_ document: MarkupElement) -> DocumentWalker {
+        var walker = DocumentWalker(role: role)
+        walker.language = language
+        walker.walk(document.first("body") ?? document)
+        return walker
+    }
+
+    /// The document's default language: the document defaults' run properties in `word/styles.xml`
+    /// (`w:docDefaults/w:rPrDefault/w:rPr/w:lang`).
+    static func defaultLanguage(_ styles: MarkupElement) -> String? {
+        styles.first("docDefaults")?.first("rPrDefault")?.first("lang")?.attributes["val"]
     }
 
     /// The language a run (`w:r`) or paragraph (`w:p`) sets in its own properties (`w:rPr/w:lang w:val`;
