@@ -59,9 +59,8 @@ public struct ImportedDocument: Equatable, Sendable {
     }
 
     /// The document as the worker sends it on its standard output: header lines (`title`, `author`,
-    /// `language`, `chapter LEVEL START`, `span START END TAG` for each language span, each a tab-separated
-    /// line; values on one line, offsets in scalars), then `text` and the text's UTF-8 length, then the text
-    /// itself.
+    /// `language`, `chapter LEVEL START`, each a tab-separated line; values on one line), then `text` and the
+    /// text's UTF-8 length, then the text itself.
     public var encoded: [UInt8] {
         func line(_ s: String) -> String { String(s.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }) }
         var head = "lector-document 1\n"
@@ -69,6 +68,7 @@ public struct ImportedDocument: Equatable, Sendable {
         for author in structure.authors { head += "author\t\(line(author))\n" }
         if let language = structure.language { head += "language\t\(line(language))\n" }
         for c in structure.chapters { head += "chapter\t\(c.level)\t\(c.start)\t\(line(c.title))\n" }
+        // `span START END TAG`: a language span (`TextStructure.languages`), offsets in scalars.
         for s in structure.languages { head += "span\t\(s.range.lowerBound)\t\(s.range.upperBound)\t\(line(s.language))\n" }
         head += "text\t\(text.utf8.count)\n"
         return Array(head.utf8) + Array(text.utf8)
