@@ -22,6 +22,8 @@ let package = Package(
         .executable(name: "lector-document", targets: ["lector-document"]),
         // The PDF worker: the same importers and poppler-glib, which only PDFs need.
         .executable(name: "lector-document-pdf", targets: ["lector-document-pdf"]),
+        // The selection reader (libxcb, libwayland-client), run by `lector read --selection|--clipboard`.
+        .executable(name: "lector-selection", targets: ["lector-selection"]),
     ],
     targets: [
         // C libraries (module maps only)
@@ -35,6 +37,10 @@ let package = Package(
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // The selection reader's display clients: libxcb (X11), and libwayland-client with the wlr-data-control
+        // glue that wayland-scanner made from protocols/ (scripts/wayland-glue; committed, see ARCHITECTURE).
+        .systemLibrary(name: "CXCB", pkgConfig: "xcb", providers: [.apt(["libxcb1-dev"])]),
+        .target(name: "CWaylandDataControl", linkerSettings: [.linkedLibrary("wayland-client")]),
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
@@ -46,6 +52,8 @@ let package = Package(
 
         // Pure Swift, no C
         .target(name: "SpeechCore"),
+        // The selection reader's pure part: which target or MIME type to read, limits, the one-line failures
+        .target(name: "SelectionCore"),
         // Typed POSIX values over Glibc (file descriptors, errno, one EINTR retry), for the worker and the daemon
         .target(name: "SystemKit"),
         // Thin layers over one C library each
@@ -60,6 +68,9 @@ let package = Package(
         .target(name: "ArchiveKit", dependencies: ["CArchive"]),
         .target(name: "MarkdownKit", dependencies: ["CCmark"]),
         .target(name: "PDFKit", dependencies: ["CPoppler"]),
+        // The selection and the clipboard: X11 (ICCCM, through libxcb) and Wayland (wlr-data-control)
+        .target(name: "X11Selection", dependencies: ["CXCB", "SelectionCore"]),
+        .target(name: "WaylandSelection", dependencies: ["CWaylandDataControl", "SelectionCore"]),
         // The importers of the document worker: EPUB, HTML, Markdown, ODT, DOCX, PDF into text and structure
         // (PDFs through a `PDFOpener` that only lector-document-pdf gives, so that Documents does not link poppler)
         .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "SpeechCore"]),
@@ -84,6 +95,8 @@ let package = Package(
         .executableTarget(name: "lector-document", dependencies: ["Documents"], linkerSettings: staticSwiftRuntime),
         // The PDF worker: the same, with poppler-glib (PDFKit), whose 41 libraries only PDFs need.
         .executableTarget(name: "lector-document-pdf", dependencies: ["Documents", "PDFKit"], linkerSettings: staticSwiftRuntime),
+        // The selection reader: its display clients only, so that `lector` links neither libxcb nor libwayland.
+        .executableTarget(name: "lector-selection", dependencies: ["X11Selection", "WaylandSelection"], linkerSettings: staticSwiftRuntime),
         // The Speech Dispatcher output module: the module protocol (pure) and its driver over GLibKit.
         .target(name: "SpeechdModule", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "SystemKit"]),
         .executableTarget(name: "lector-speechd-module", dependencies: ["SpeechdModule"], linkerSettings: staticSwiftRuntime),
@@ -91,6 +104,7 @@ let package = Package(
         // Helpers more than one test target uses (seeded random numbers, the shared test files).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SpeechCoreTests", dependencies: ["SpeechCore", "TestSupport"]),
+        .testTarget(name: "SelectionCoreTests", dependencies: ["SelectionCore"]),
         .testTarget(name: "SegmentationTests", dependencies: ["Segmentation", "SpeechCore", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "AudiobookTests", dependencies: ["Audiobook", "SystemKit"]),

@@ -25,9 +25,15 @@ enum Role: Equatable {
 }
 
 /// Turns a parsed document into text with `TextBuilder`, element by element as `role` says, recording where
-/// each element with an `id` starts (for navigation targets) and each heading as a chapter.
+/// each element with an `id` starts (for navigation targets), each heading as a chapter, and the language each
+/// element declares (`language`) as language spans.
 struct DocumentWalker {
     var builder = TextBuilder()
+    /// The language spans of the text so far (`languageSpans` resolves them).
+    var languages = LanguageSpanBuilder()
+    /// The language an element declares: nil when it declares none, "" when it says the language is unknown.
+    /// By default (X)HTML's `xml:lang`, else `lang` (HTML Living Standard, "The lang and xml:lang attributes").
+    var language: (MarkupElement) -> String? = DocumentWalker.markupLanguage
     /// Scalar offsets of the elements with an `id`, by `prefix + id` (`prefix` set by the caller).
     var ids: [String: Int] = [:]
     /// What `ids` keys start with (an EPUB content document's path and "#").
@@ -42,10 +48,23 @@ struct DocumentWalker {
         self.role = role
     }
 
-    /// Walks `element` and its subtree (depth bounded by `MarkupParser.maximumDepth`).
+    /// `xml:lang`, else `lang`, of an (X)HTML element (an XML parser gives `xml:lang` under both names).
+    static func markupLanguage(_ element: MarkupElement) -> String? {
+        element.attributes["xml:lang"] ?? element.attributes["lang"]
+    }
+
+    /// The language spans of the text built, every element closed (see `TextStructure.languages`).
+    var languageSpans: [LanguageSpan] {
+        LanguageSpan.absorbingPunctuation(languages.spans(upTo: builder.scalars), in: builder.text)
+    }
+
+    /// Walks `element` and its subtree (depth bounded by `MarkupParser.maximumDepth`), in the language it
+    /// declares.
     mutating func walk(_ element: MarkupElement) {
         let r = role(element)
         if r == .skip { return }
+        languages.enter(language(element), at: builder.scalars)
+        defer { languages.leave(at: builder.scalars) }
         if let id = element.attributes["id"] ?? element.attributes["xml:id"], !id.isEmpty, ids[idPrefix + id] == nil {
             ids[idPrefix + id] = builder.nextStart
         }

@@ -42,7 +42,13 @@ enum EPUBImporter {
             starts[item.href] = walker.builder.nextStart
             walker.idPrefix = item.href + "#"
             walker.builder.breakParagraph()
-            walker.walk(document.first("body") ?? document)
+            // As in HTML, the root's `xml:lang` is not a mark (pandoc writes the book's language on every one),
+            // and the book's `dc:language` is only the default where detection is unsure.
+            let body = document.first("body") ?? document
+            walker.language = { $0 === document ? nil : DocumentWalker.markupLanguage($0) }
+            walker.languages.enter(HTMLImporter.inheritedLanguage(of: body, in: document), at: walker.builder.scalars)
+            walker.walk(body)
+            walker.languages.leave(at: walker.builder.scalars)
             walker.builder.breakParagraph()
         }
         guard !walker.builder.text.isEmpty else { throw .nothingToRead("the EPUB holds no text") }
@@ -56,6 +62,7 @@ enum EPUBImporter {
         }
         if !located.isEmpty { walker.builder.setChapters(located) }
         structure.chapters = walker.builder.chapters
+        structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
     }
 

@@ -24,9 +24,14 @@ enum HTMLImporter {
             throw .nothingToRead("the HTML holds no text")
         }
         var structure = metadata(root)
-        var walker = DocumentWalker(role: role(in: article(of: root)))
-        walker.walk(article(of: root))
+        let article = article(of: root)
+        var walker = DocumentWalker(role: role(in: article))
+        // The root's `lang` is the document's language (`structure.language`), not a mark: see `inheritedLanguage`.
+        walker.language = { $0 === root ? nil : DocumentWalker.markupLanguage($0) }
+        walker.languages.enter(inheritedLanguage(of: article, in: root), at: 0)
+        walker.walk(article)
         structure.chapters = walker.builder.chapters
+        structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
     }
 
@@ -77,6 +82,21 @@ enum HTMLImporter {
         }
         guard let (element, own) = best, own * 2 >= total, total > 0 else { return nil }
         return element
+    }
+
+    /// The language marked where `target` (a descendant of `root`) begins, from its ancestors' `lang`/`xml:lang`
+    /// below the root (the nearest one that declares one; its own not counted): nil when none declares one, ""
+    /// when the nearest says it is unknown. The root's own `lang` is the document's language, which is only a
+    /// default where detection is unsure: templates often declare one whatever the page is written in.
+    static func inheritedLanguage(of target: MarkupElement, in root: MarkupElement) -> String? {
+        if target === root { return nil }
+        var stack: [(MarkupElement, String?)] = root.elements.reversed().map { ($0, nil) }
+        while let (e, inherited) = stack.popLast() {
+            if e === target { return inherited }
+            let own = DocumentWalker.markupLanguage(e) ?? inherited
+            stack.append(contentsOf: e.elements.reversed().map { ($0, own) })
+        }
+        return nil
     }
 
     static func first(in root: MarkupElement, where test: (MarkupElement) -> Bool) -> MarkupElement? {

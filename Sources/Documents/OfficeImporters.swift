@@ -9,15 +9,55 @@ enum ODTImporter {
         guard let bytes = try entries.contents("content.xml") else { throw .malformed("not an OpenDocument text: no content.xml") }
         let content: MarkupElement
         do { content = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's content.xml is malformed: \(error)") }
-        var walker = DocumentWalker(role: role)
-        walker.walk(content.first("text") ?? content)
+        let walker = walk(content)
         var structure = TextStructure()
         if let metaBytes = try? entries.contents("meta.xml"), let meta = try? MarkupParser.xml(metaBytes) {
             // The document's first author (meta:initial-creator), then its last editor (dc:creator), once each.
             structure = DublinCore.structure(of: meta, creators: ["initial-creator", "creator"])
         }
+        if structure.language == nil, let bytes = try? entries.contents("styles.xml"), let styles = try? MarkupParser.xml(bytes) {
+            structure.language = defaultLanguage(styles)
+        }
         structure.chapters = walker.builder.chapters
+        structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
+    }
+
+    /// `content.xml`'s text walked, each paragraph and span in the language of its automatic style.
+    static func walk(_ content: MarkupElement) -> DocumentWalker {
+        var walker = DocumentWalker(role: role)
+        let styles = automaticStyleLanguages(content)
+        walker.language = { e in e.attributes["style-name"].flatMap { styles[$0] } }
+        walker.walk(content.first("text") ?? content)
+        return walker
+    }
+
+    /// The languages the automatic styles of `content` set (`style:text-properties` `fo:language` and
+    /// `fo:country`), by style name: the direct formatting of a paragraph or span, the author's own marks.
+    /// Common styles are left out: a template's "Standard" names a language whatever the text is in.
+    static func automaticStyleLanguages(_ content: MarkupElement) -> [String: String] {
+        var found: [String: String] = [:]
+        for style in content.first("automatic-styles")?.elements ?? [] where style.name == "style" {
+            guard let name = style.attributes["name"], let properties = style.first("text-properties"),
+                  let tag = tag(properties) else { continue }
+            found[name] = tag
+        }
+        return found
+    }
+
+    /// The document's default language: the paragraph family's default style in `styles.xml`.
+    static func defaultLanguage(_ styles: MarkupElement) -> String? {
+        styles.all("default-style").first { $0.attributes["family"] == "paragraph" }?.first("text-properties").flatMap(tag)
+    }
+
+    /// The BCP 47 tag of `fo:language` and `fo:country` (XSL 1.1) in `properties`: nil when it sets no
+    /// language, "" for none (`zxx`, `none`: no linguistic content, left to detection).
+    static func tag(_ properties: MarkupElement) -> String? {
+        guard let language = properties.attributes["fo:language"] ?? properties.attributes["language"] else { return nil }
+        if language == "zxx" || language == "none" { return "" }
+        guard let country = properties.attributes["fo:country"] ?? properties.attributes["country"], country != "none",
+              !country.isEmpty else { return language }
+        return language + "-" + country
     }
 
     /// The role of each element of `office:text` (local names).
@@ -48,14 +88,43 @@ enum DOCXImporter {
         guard let bytes = try entries.contents("word/document.xml") else { throw .malformed("not a Word document: no word/document.xml") }
         let document: MarkupElement
         do { document = try MarkupParser.xml(bytes) } catch { throw .malformed("the document's word/document.xml is malformed: \(error)") }
-        var walker = DocumentWalker(role: role)
-        walker.walk(document.first("body") ?? document)
+        let walker = walk(document)
         var structure = TextStructure()
         if let coreBytes = try? entries.contents("docProps/core.xml"), let core = try? MarkupParser.xml(coreBytes) {
             structure = DublinCore.structure(of: core)
         }
+        if structure.language == nil, let bytes = try? entries.contents("word/styles.xml"), let styles = try? MarkupParser.xml(bytes) {
+            structure.language = defaultLanguage(styles)
+        }
         structure.chapters = walker.builder.chapters
+        structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
+    }
+
+    /// `word/document.xml`'s body walked, each run and paragraph in the language its properties set.
+    static func walk(_ document: MarkupElement) -> DocumentWalker {
+        var walker = DocumentWalker(role: role)
+        walker.language = language
+        walker.walk(document.first("body") ?? document)
+        return walker
+    }
+
+    /// The document's default language: the document defaults' run properties in `word/styles.xml`
+    /// (`w:docDefaults/w:rPrDefault/w:rPr/w:lang`).
+    static func defaultLanguage(_ styles: MarkupElement) -> String? {
+        styles.first("docDefaults")?.first("rPrDefault")?.first("lang")?.attributes["val"]
+    }
+
+    /// The language a run (`w:r`) or paragraph (`w:p`) sets in its own properties (`w:rPr/w:lang w:val`;
+    /// a paragraph's in `w:pPr/w:rPr`); nil for any other element or none set.
+    static func language(_ e: MarkupElement) -> String? {
+        let properties: MarkupElement?
+        switch e.name {
+        case "r": properties = e.elements.first { $0.name == "rPr" }
+        case "p": properties = e.elements.first { $0.name == "pPr" }?.elements.first { $0.name == "rPr" }
+        default: return nil
+        }
+        return properties?.elements.first { $0.name == "lang" }?.attributes["val"]
     }
 
     /// The role of each WordprocessingML element (local names).

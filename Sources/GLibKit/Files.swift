@@ -227,6 +227,12 @@ public func executablePath() -> String {
     takeString(g_file_read_link("/proc/self/exe", nil)) ?? CommandLine.arguments.first ?? ""
 }
 
+/// The absolute path of the program `name` as a shell would find it on `PATH` (`g_find_program_in_path`);
+/// nil when there is none.
+public func findProgramInPath(_ name: String) -> String? {
+    takeString(g_find_program_in_path(name))
+}
+
 /// The folder of the running executable (`executablePath()` without its last component; "." when it has none).
 public func executableDirectory() -> String {
     let exe = executablePath()

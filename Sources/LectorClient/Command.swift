@@ -26,7 +26,7 @@ public enum Command {
         ("voices", "List the voices (eSpeak NG and Piper) and their languages; `voices add FILE.onnx` installs a Piper voice"),
         ("window", "Show the reader window: the text, with the word being heard highlighted"),
         ("speechd", "Make Lector Speech Dispatcher's default output module (enable), or undo it (disable)"),
-        ("shortcut", "Bind a key to reading the selection (GNOME custom shortcut), or remove it"),
+        ("shortcut", "Bind a key to reading the selection (GNOME or Plasma shortcut), or remove it"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
 

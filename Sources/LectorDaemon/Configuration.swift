@@ -23,7 +23,9 @@ import Synthesis
 /// eSpeak NG voice, or a Piper voice (`piper:en_US-joe-medium`), which then reads that language. `[ducking]`:
 /// `mode` = `lower` (the default), `pause-others` or `off`, and `level`, how many dB other streams are lowered
 /// (default 15). `[daemon]`: `idle-exit`, the minutes stopped after which the daemon exits with its state saved
-/// (default 10; 0 never). Comments are whole lines starting with `#` (GKeyFile keeps anything after
+/// (default 10; 0 never), and `portal-shortcut` (`true`/`false`, default false): bind "Read selection" through
+/// the XDG GlobalShortcuts portal (`PortalShortcut`); the daemon then never exits when idle, since the portal
+/// forgets the shortcut when the daemon goes. Comments are whole lines starting with `#` (GKeyFile keeps anything after
 /// `=` as the value).
 ///
 /// The file is read without blocking (a FIFO is refused, not waited on), and only when it is a regular file of
@@ -48,6 +50,8 @@ struct Configuration: Equatable {
     var ducking: DuckingMode?
     /// `[daemon] idle-exit`, in seconds (the file says minutes); nil: the default.
     var idleExitSeconds: Double?
+    /// `[daemon] portal-shortcut`: whether the daemon binds "Read selection" through the GlobalShortcuts portal.
+    var portalShortcut = false
 
     /// `$XDG_CONFIG_HOME/lector/config`.
     static var defaultPath: String { UserDirs.config + "/lector/config" }
@@ -147,12 +151,19 @@ struct Configuration: Equatable {
         }
     }
 
-    /// `[daemon]`: idle-exit (minutes, 0 to 1440).
+    /// `[daemon]`: idle-exit (minutes, 0 to 1440), portal-shortcut (true or false).
     private mutating func readDaemon(_ file: KeyFile, report: (String, String?, String) -> Void) {
         let group = "daemon"
         for key in file.keys(inGroup: group) {
+            if key == "portal-shortcut" {
+                let raw = (file.string(key, inGroup: group) ?? "").trimmingSpaces
+                if raw == "true" || raw == "false" { portalShortcut = raw == "true" } else {
+                    report(group, key, "'\(raw)' is not true or false; using false")
+                }
+                continue
+            }
             guard key == "idle-exit" else {
-                report(group, key, "unknown key (known: idle-exit); ignored")
+                report(group, key, "unknown key (known: idle-exit, portal-shortcut); ignored")
                 continue
             }
             if let minutes = try? file.double(key, inGroup: group), minutes.isFinite, minutes >= 0, minutes <= 1440 {

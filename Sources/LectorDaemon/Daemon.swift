@@ -27,6 +27,8 @@ public final class Daemon {
     private let keeper: StateKeeper?
     /// Seconds stopped after which the daemon exits (0: never; a separate instance never does).
     private var idleExitSeconds: Double = 0
+    /// "Read selection" through the GlobalShortcuts portal (`[daemon] portal-shortcut`), once the name is owned.
+    private var portalShortcut: PortalShortcut?
     /// Armed while stopped: ends the daemon after `idleExitSeconds`.
     private let idleExit = OneShotTimer()
     /// The default of `idleExitSeconds`: 10 minutes, after which an idle daemon leaves the widgets.
@@ -53,6 +55,8 @@ public final class Daemon {
         if let volume = preparer.configuration.volume { engine.playback.setVolume(volume) }
         if ducking == nil, let configured = preparer.configuration.ducking { duckingMode = configured }
         self.idleExitSeconds = instance ? 0 : idleExitSeconds ?? preparer.configuration.idleExitSeconds ?? Self.defaultIdleExitSeconds
+        // The portal forgets its shortcut when the daemon leaves: a daemon that holds one stays.
+        if preparer.configuration.portalShortcut && !instance { self.idleExitSeconds = 0 }
     }
 
     /// Arms the idle exit while stopped, cancels it otherwise. On time, the daemon ends as on SIGTERM: state
@@ -115,6 +119,7 @@ public final class Daemon {
         }
         ownNames(on: connection, mpris: mprisConnection)
         followIdleness()
+        defer { portalShortcut?.stop() }
         // Reconnects by itself after a loss: 0.5 s, then up to every 5 s (see SoundServer.keepConnected).
         server.keepConnected(firstDelayMilliseconds: 500, maximumDelayMilliseconds: 5000)
         for signal in [SIGTERM, SIGINT, SIGHUP] {
@@ -160,6 +165,11 @@ public final class Daemon {
             Log.message("reading for this session as \(Names.bus)")
             self.ducking?.restoreLeftovers()
             ownMPRIS()
+            // Only the daemon that owns the name binds: the portal names the shortcut after a fixed token.
+            if self.preparer.configuration.portalShortcut {
+                self.portalShortcut = PortalShortcut(connection: connection)
+                self.portalShortcut?.start()
+            }
         }, onLost: { [unowned self] in
             if acquired {
                 Log.warning("lost the bus name \(Names.bus); exiting")

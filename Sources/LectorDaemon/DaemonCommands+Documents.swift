@@ -47,7 +47,7 @@ extension DaemonCommands {
         let preparer = UtterancePreparer()
         for problem in preparer.loadConfiguration() { printError("warning: " + problem) }
         do {
-            var utterance = try preparer.prepare(document.text, options: options)
+            var utterance = try preparer.prepare(document.text, options: options, declared: document.structure)
             utterance.structure = document.structure
             return OfflineRenderer(utterance: utterance, options: render, workerArgv: [executablePath(), "worker"]).run()
         } catch {

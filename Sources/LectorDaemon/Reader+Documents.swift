@@ -84,8 +84,16 @@ extension Reader {
         }
         var options = held.options
         options.title = document.structure.title ?? options.title
+        // The start was cut with no language marks (the start record carries none): marks within its sentences
+        // already cut are dropped, so that the whole begins as the start did and is not read again.
+        var structure = document.structure
+        let cut = held.utterance.sentences.last?.range.upperBound ?? 0
+        structure.languages = structure.languages.compactMap { span in
+            span.range.upperBound <= cut ? nil : LanguageSpan(range: max(span.range.lowerBound, cut)..<span.range.upperBound,
+                                                              language: span.language)
+        }
         pending.begin(held.cutter, utterance: id, completion: { [unowned self] in
-            self.complete(held.utterance, cutter: held.cutter, options: options, structure: document.structure) {
+            self.complete(held.utterance, cutter: held.cutter, options: options, structure: structure) {
                 .success(document.text)
             }
         })

@@ -111,7 +111,7 @@ final class Reader {
         // The first request after the daemon started: the worker loads eSpeak NG while the text is prepared
         // (which lists the voices and opens ICU and CLD2 on first use).
         engine.startSynthesis()
-        var (utterance, cutter) = try prepare(text, options: options, atOnce: atOnce)
+        var (utterance, cutter) = try prepare(text, options: options, atOnce: atOnce, marks: structure)
         if let structure { utterance.structure = structure }
         if let rest { utterance.pendingText += rest.remainingBytes }  // about that many scalars
         if awaitingWhole { utterance.pendingText += text.utf8.count }  // unknown: at least as much again
@@ -132,12 +132,14 @@ final class Reader {
         return utterance.id
     }
 
-    private func prepare(_ text: String, options: SpeakOptions, atOnce: Bool) throws(DBusError) -> (Utterance, SentenceCutter?) {
+    private func prepare(_ text: String, options: SpeakOptions, atOnce: Bool,
+                         marks: TextStructure?) throws(DBusError) -> (Utterance, SentenceCutter?) {
         do {
             if atOnce {
-                return try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength)
+                return try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength,
+                                                 declared: marks)
             }
-            return (try preparer.prepare(text, options: options), nil)
+            return (try preparer.prepare(text, options: options, declared: marks), nil)
         } catch {
             Log.message("refused a text: \(error.message)")
             throw DBusError(name: error.name, message: error.message)
@@ -168,7 +170,7 @@ final class Reader {
             case .failure(let failure): throw PrepareError.invalid(failure.message)
             }
             (whole, rest) = try preparer.prepareStart(text, options: options, firstSlice: PendingSentences.firstSliceLength,
-                                                      id: start.id)
+                                                      id: start.id, declared: structure)
         } catch {
             Log.warning("read only the first \(start.text.utf8.count) bytes: \(error.message)")
             return cutter

@@ -84,10 +84,11 @@ final class UtterancePreparer {
         return configured.flatMap { matcher.voice(named: $0) } ?? match.voice
     }
 
-    /// Makes the utterance for `text` (already decoded; it is cleaned here), every sentence cut.
+    /// Makes the utterance for `text` (already decoded; it is cleaned here), every sentence cut, with the
+    /// languages its source declares (`declared`: `TextStructure.languages` and `.language`, see `prepareStart`).
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
-    func prepare(_ text: String, options: SpeakOptions) throws(PrepareError) -> Utterance {
-        let (start, rest) = try prepareStart(text, options: options, firstSlice: Int.max)
+    func prepare(_ text: String, options: SpeakOptions, declared: TextStructure? = nil) throws(PrepareError) -> Utterance {
+        let (start, rest) = try prepareStart(text, options: options, firstSlice: Int.max, declared: declared)
         var utterance = start
         if let rest {
             while !rest.isDone { utterance.sentences += rest.next(approximately: Int.max) }
@@ -102,9 +103,17 @@ final class UtterancePreparer {
     /// is returned to be cut later (`SentenceCutter.next`, then `SpeechManager.extend`); the utterance's
     /// `pendingText` says how much of it is left. SSML documents are always prepared whole. The utterance gets
     /// the next id, or `id` (the whole text of a file whose start was prepared under that id).
+    ///
+    /// The voice of each sentence, first rule that applies: the voice or language the request names (for the
+    /// whole text; SSML's `xml:lang` comes next, then the default language); the language span of
+    /// `declared.languages` (a document's `lang` marks, scalar ranges into the cleaned text) that holds it, when
+    /// a voice speaks that language; the language detected for its paragraph; where detection is unsure, the
+    /// document's language (`declared.language`), else the default language. A span boundary ends a sentence, so
+    /// a sentence is read in one voice, and a phrase marked in another language inside a sentence is read as
+    /// a piece of its own in that language.
     /// - Throws: `PrepareError` for empty text, an unknown language or voice, or a rate/pitch out of range.
-    func prepareStart(_ text: String, options: SpeakOptions, firstSlice: Int,
-                      id: UInt64? = nil) throws(PrepareError) -> (Utterance, SentenceCutter?) {
+    func prepareStart(_ text: String, options: SpeakOptions, firstSlice: Int, id: UInt64? = nil,
+                      declared: TextStructure? = nil) throws(PrepareError) -> (Utterance, SentenceCutter?) {
         let (rate, pitch) = try prosody(options)
         var document: SSMLDocument?
         if options.ssml {
@@ -117,7 +126,8 @@ final class UtterancePreparer {
         var marks: [IndexMark] = []
         var detection: SentenceCutter.Detection?
         if document == nil && options.voice == nil && options.language == nil {
-            detection = try detectingLanguages(of: cleaned) // each paragraph in its own (detected) language
+            // Each paragraph in its own (detected) language, unless its source marks one.
+            detection = try detectingLanguages(of: cleaned, marked: declared?.languages ?? [], document: declared?.language)
         } else {
             let voice = try chosenVoice(options, requested: options.language ?? document?.language)
             voices = [voice]
@@ -164,17 +174,32 @@ final class UtterancePreparer {
     }
 
     /// Language detection as `text` is cut: a 1 MB text is not detected whole (~0.2 s) before it is heard;
-    /// unsure paragraphs take the default language.
-    private func detectingLanguages(of text: String) throws(PrepareError) -> SentenceCutter.Detection {
-        guard let fallback = defaultLanguage else {
+    /// unsure paragraphs take the `document` language when a voice speaks it, else the default language; the
+    /// spans of `marked` take their own language when a voice speaks it (one log line per language that none
+    /// does; detection decides there).
+    private func detectingLanguages(of text: String, marked: [LanguageSpan],
+                                    document: String?) throws(PrepareError) -> SentenceCutter.Detection {
+        guard let fallback = document.flatMap({ try? matcher.match($0) }) ?? defaultLanguage else {
             throw PrepareError(name: Lector1.ErrorName.unknownLanguage.rawValue, message: "no eSpeak NG voice is installed")
         }
-        return (LanguageRunReader(text: text, detector: detector), { [unowned self] language in
+        return SentenceCutter.Detection(runs: LanguageRunReader(text: text, detector: detector), voice: { [unowned self] language in
             let m = language.flatMap { try? self.matcher.match($0) } ?? fallback
             let v = self.voice(for: m, requested: language)
             return UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
+        }, marked: marked, markedVoice: { [unowned self] tag in
+            guard let m = try? self.matcher.match(tag) else {
+                if self.unvoicedLanguages.insert(tag).inserted {
+                    Log.message("no voice speaks '\(tag)', marked in the text: its sentences are read in the language detected")
+                }
+                return nil
+            }
+            let v = self.voice(for: m, requested: tag)
+            return UtteranceVoice(language: m.tag, name: v.name, engineVoice: v.identifier)
         })
     }
+
+    /// Marked languages no voice speaks, each logged once.
+    private var unvoicedLanguages: Set<String> = []
 
     /// The one voice of a text read in one language: `options.voice` (in `requested`'s language when given),
     /// else the voice for `requested`, else for the default language.
@@ -208,9 +233,15 @@ final class UtterancePreparer {
 /// (`Segmenter.sentences(of:from:offset:upTo:approximately:language:)`), so that a long text is read while
 /// the rest is being prepared.
 final class SentenceCutter {
-    /// For a text whose languages are detected as it is cut: where the next runs come from, and the voice
-    /// each detected language (nil: unsure) is read with.
-    typealias Detection = (runs: LanguageRunReader, voice: (String?) -> UtteranceVoice)
+    /// For a text whose languages are detected as it is cut: where the next runs come from, the voice each
+    /// detected language (nil: unsure) is read with, the spans its source marks in a language (sorted, not
+    /// overlapping), and the voice of a marked language (nil: none speaks it, detection decides).
+    struct Detection {
+        var runs: LanguageRunReader
+        var voice: (String?) -> UtteranceVoice
+        var marked: [LanguageSpan] = []
+        var markedVoice: (String) -> UtteranceVoice? = { _ in nil }
+    }
 
     /// A stretch of the text read in one language: its range in scalars, its BCP 47 tag, and its voice (an
     /// index into the utterance's voices).
@@ -220,6 +251,8 @@ final class SentenceCutter {
         var voice: Int
         /// For a detected run, the language detection gave (`.some(nil)`: unsure); nil for a run given at the start.
         var detected: String?? = nil
+        /// For a run its source marks in a language that a voice speaks: that language as marked.
+        var marked: String? = nil
     }
 
     /// The whole text (cleaned), shared with the utterance (not copied).
@@ -232,6 +265,10 @@ final class SentenceCutter {
     /// The voices of the detected runs so far (`Run.voice` indexes it), and how many of them the utterance has.
     private var voices: [UtteranceVoice] = []
     private var voicesTaken = 0
+    /// The first marked span that may still hold text not cut into runs.
+    private var nextMark = 0
+    /// The voices of the marked languages seen so far (nil: none speaks it).
+    private var markedVoices: [String: UtteranceVoice?] = [:]
     private let total: Int
     /// The next slice starts here: an index of `text.unicodeScalars` and its offset in scalars.
     private var index: String.Index
@@ -269,16 +306,46 @@ final class SentenceCutter {
     private func detectRuns(_ length: Int) {
         guard let detection else { return }
         for run in detection.runs.next(approximately: length) {
-            let range = run.range.clamped(to: 0..<total)
-            if let last = runs.indices.last, runs[last].detected == .some(run.language) {
-                runs[last].range = runs[last].range.lowerBound..<range.upperBound
-                continue
+            for (range, mark) in pieces(of: run.range.clamped(to: 0..<total), marks: detection.marked) {
+                let markedVoice = mark.flatMap { tag in
+                    markedVoices[tag] ?? { let v = detection.markedVoice(tag); markedVoices[tag] = .some(v); return v }()
+                }
+                let voice = markedVoice ?? detection.voice(run.language)
+                let index = voices.firstIndex(of: voice) ?? voices.count
+                // A run goes on in the next piece read in the same detected language; and, where either is
+                // marked, in a piece read by the same engine voice (`lang="en-GB"` in English read by that voice
+                // does not cut a sentence).
+                if let last = runs.indices.last,
+                   markedVoice == nil && runs[last].marked == nil && runs[last].detected == .some(run.language)
+                    || (markedVoice != nil || runs[last].marked != nil) && voices[runs[last].voice].engineVoice == voice.engineVoice {
+                    runs[last].range = runs[last].range.lowerBound..<range.upperBound
+                    continue
+                }
+                if index == voices.count { voices.append(voice) }
+                runs.append(Run(range: range, language: voice.language, voice: index, detected: .some(run.language),
+                                marked: markedVoice == nil ? nil : mark))
             }
-            let voice = detection.voice(run.language)
-            let index = voices.firstIndex(of: voice) ?? voices.count
-            if index == voices.count { voices.append(voice) }
-            runs.append(Run(range: range, language: voice.language, voice: index, detected: .some(run.language)))
         }
+    }
+
+    /// `range` cut where the marked spans `marks` (sorted, not overlapping) begin and end: each piece with the
+    /// language its span marks, nil outside them. Pieces come in order; so must the ranges asked about.
+    private func pieces(of range: Range<Int>, marks: [LanguageSpan]) -> [(Range<Int>, String?)] {
+        var found: [(Range<Int>, String?)] = []
+        var at = range.lowerBound
+        while at < range.upperBound {
+            while nextMark < marks.count, marks[nextMark].range.upperBound <= at { nextMark += 1 }
+            if nextMark < marks.count, marks[nextMark].range.lowerBound <= at {
+                let end = min(marks[nextMark].range.upperBound, range.upperBound)
+                found.append((at..<end, marks[nextMark].language))
+                at = end
+            } else {
+                let end = nextMark < marks.count ? min(marks[nextMark].range.lowerBound, range.upperBound) : range.upperBound
+                found.append((at..<end, nil))
+                at = end
+            }
+        }
+        return found
     }
 
     /// Scalars of the text not cut yet (0 when done).

@@ -72,6 +72,8 @@ public struct ImportedDocument: Equatable, Sendable {
         for author in structure.authors { head += "author\t\(line(author))\n" }
         if let language = structure.language { head += "language\t\(line(language))\n" }
         for c in structure.chapters { head += "chapter\t\(c.level)\t\(c.start)\t\(line(c.title))\n" }
+        // `span START END TAG`: a language span (`TextStructure.languages`), offsets in scalars.
+        for s in structure.languages { head += "span\t\(s.range.lowerBound)\t\(s.range.upperBound)\t\(line(s.language))\n" }
         head += "text\t\(text.utf8.count)\n"
         return Array(head.utf8)
     }
@@ -117,6 +119,11 @@ public struct ImportedDocument: Equatable, Sendable {
             case ("chapter", 4):
                 guard let level = Int(fields[1]), let start = Int(fields[2]) else { return nil }
                 structure.chapters.append(Chapter(title: fields[3], start: start, level: level))
+            case ("span", 4):
+                // Sorted and not overlapping, as the worker makes them; anything else is not its output.
+                guard let start = Int(fields[1]), let end = Int(fields[2]), start >= 0, start < end,
+                      start >= structure.languages.last?.range.upperBound ?? 0 else { return nil }
+                structure.languages.append(LanguageSpan(range: start..<end, language: fields[3]))
             case ("text", 2):
                 guard let count = Int(fields[1]), count == bytes.count - index else { return nil }
                 self.init(text: String(decoding: bytes[index...], as: UTF8.self), structure: structure)

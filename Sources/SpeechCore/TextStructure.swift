@@ -13,6 +13,10 @@ public struct TextStructure: Equatable, Sendable {
     public var language: String?
     /// Chapters in reading order, starts strictly increasing; empty when the text has no structure.
     public var chapters: [Chapter]
+    /// The stretches its source marks as written in a language (HTML `lang`, EPUB `dc:language`, …), sorted,
+    /// not overlapping, nested marks already resolved (`LanguageSpanBuilder`); text in no span is unmarked.
+    /// They choose the voice per sentence (`UtterancePreparer`); empty when the source marks none.
+    public var languages: [LanguageSpan] = []
 
     /// Makes a structure; every field defaults to "unknown".
     public init(title: String? = nil, authors: [String] = [], language: String? = nil, chapters: [Chapter] = []) {

@@ -57,6 +57,14 @@ extension MainLoopTests {
 
         // The bus goes away: the call fails in GDBus, with no reply from anyone.
         bus.daemon.kill()
+        // SIGKILL is delivered asynchronously: wait until the daemon is gone (or a zombie, its sockets closed).
+        let pid = bus.daemon.pid
+        #expect(spin(milliseconds: 5_000) {
+            guard let bytes = try? readFile("/proc/\(pid)/stat") else { return true }
+            let stat = String(decoding: bytes, as: UTF8.self)
+            guard let close = stat.lastIndex(of: ")") else { return true }
+            return stat[close...].dropFirst(2).first == "Z"
+        })
         do {
             _ = try connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                     interface: "org.freedesktop.DBus", method: "GetId", timeoutMilliseconds: 2_000)

@@ -31,6 +31,7 @@ extension Integration {
                 "libexec/lector-window",
                 "libexec/lector-document",
                 "libexec/lector-document-pdf",
+                "libexec/lector-selection",
                 "share/dbus-1/services/org.lector.Lector.Window.service",
                 "libexec/lector-piper-worker",
                 "lib/speech-dispatcher-modules/sd_lector",
@@ -50,6 +51,7 @@ extension Integration {
             #expect(fm.isExecutableFile(atPath: "\(usr)/bin/lector") && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-daemon")
                     && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-document")
                     && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-document-pdf")
+                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-selection")
                     && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-piper-worker"))
             let units = ["lib/systemd/user/lector.service", "share/systemd/user/lector.service"].filter { fm.fileExists(atPath: "\(usr)/\($0)") }
             #expect(units.count == 1, "the systemd user unit: \(units)")

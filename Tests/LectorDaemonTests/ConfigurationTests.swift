@@ -168,4 +168,14 @@ extension ConfigurationTests {
         #expect(config.idleExitSeconds == nil)
         #expect(problems.count == 2 && problems[0].hasPrefix("/cfg/lector/config:2: [daemon] idle-exit: 'soon'"), "\(problems)")
     }
+
+    @Test("[daemon] portal-shortcut is true or false (default false); another value is one line")
+    func portalShortcut() throws {
+        #expect(try Self.parse("[daemon]\nportal-shortcut=true\n").0.portalShortcut)
+        #expect(try !Self.parse("[daemon]\nportal-shortcut=false\n").0.portalShortcut)
+        #expect(try !Self.parse("").0.portalShortcut)
+        let (config, problems) = try Self.parse("[daemon]\nportal-shortcut=yes\n")
+        #expect(!config.portalShortcut)
+        #expect(problems == ["/cfg/lector/config:2: [daemon] portal-shortcut: 'yes' is not true or false; using false"], "\(problems)")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// The sound server the end-to-end tests run against, chosen by `LECTOR_TEST_SOUND_SERVER`: `pipewire` for
@@ -33,6 +34,10 @@ extension PrivateSession {
             try fm.createDirectory(at: folderURL, withIntermediateDirectories: true)
             try Data(text.utf8).write(to: folderURL.appendingPathComponent(file))
         }
+        // A PipeWire killed by SIGKILL leaves its socket behind: WirePlumber started against it gives up at once.
+        for stale in ["pipewire-0", "pipewire-0.lock", "pipewire-0-manager", "pipewire-0-manager.lock"] {
+            try? fm.removeItem(at: dir.appendingPathComponent(stale))
+        }
         var processes: [BackgroundProcess] = []
         for (tool, arguments) in [("pipewire", [String]()), ("wireplumber", []), ("pipewire-pulse", [])] {
             let process = try BackgroundProcess(
@@ -43,7 +48,7 @@ extension PrivateSession {
             if tool == "pipewire" {
                 // WirePlumber and pipewire-pulse give up when PipeWire's socket is not there yet.
                 _ = await eventually(timeout: 5, every: .milliseconds(20)) {
-                    fm.fileExists(atPath: dir.appendingPathComponent("pipewire-0").path) || !process.isRunning
+                    unixSocketAccepts(dir.appendingPathComponent("pipewire-0").path) || !process.isRunning
                 }
             }
         }
@@ -91,4 +96,25 @@ private func pipeWirePulseSocket(_ dir: URL) -> String {
     """
     pulse.properties = { server.address = [ "unix:\(dir.path)/native" ] }
     """
+}
+
+/// Whether a connection to the Unix socket at `path` is accepted now (the file alone may be a dead server's, or
+/// bound but not yet listening).
+private func unixSocketAccepts(_ path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+        }
+    }
 }
