@@ -33,6 +33,7 @@ let package = Package(
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CVorbis", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev", "libogg-dev"])]),
         // Tiny C helpers for what Swift cannot call (variadic functions, versioned ICU symbols, C++).
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
@@ -63,6 +64,8 @@ let package = Package(
         // Audio files: the formats through libsndfile, sample rates through libsoxr
         .target(name: "SoundFile", dependencies: ["CSndFile", "SystemKit"]),
         .target(name: "Resampling", dependencies: ["CSoxr"]),
+        // Vorbis audio packets' block sizes (libvorbis), for joining Ogg Vorbis segments
+        .target(name: "VorbisPackets", dependencies: ["CVorbis"]),
         // Pure Swift: audiobook tags (Vorbis comments, Ogg pages, FLAC blocks, ID3v2), chapters, progress
         .target(name: "Audiobook", dependencies: ["SystemKit"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
@@ -70,7 +73,7 @@ let package = Package(
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "Audiobook"]),
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "VorbisPackets", "Audiobook"]),
         // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)
         .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "GtkKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.

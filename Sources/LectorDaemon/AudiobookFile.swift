@@ -42,7 +42,7 @@ final class AudiobookFile {
         }
         TemporaryFiles.add(encodedPath)
         let rate = format.encodingRate(forSourceRate: sourceRate)
-        if let pool, format == .opus || format == .mp3 {
+        if let pool, EncoderPool.encodes(format) {
             segmented = SegmentedOutput(pool: pool, format: format, output: fd, basePath: encodedPath, sourceRate: sourceRate)
             resampler = nil
             writer = nil
