@@ -5,13 +5,12 @@ import SoundFile
 import SystemKit
 import VorbisPackets
 
-/// The encoding of one file in segments by an `EncoderPool`: PCM is cut between sentences once a segment
-/// holds ``segmentSeconds`` of audio, each segment is encoded into a hidden file of its own, and the files are
-/// joined in order into the output as they come (Ogg Opus and Ogg Vorbis: into one logical stream by
-/// `OggOpusJoiner` and `OggVorbisJoiner`; FLAC:
-/// segments of whole blocks, cut anywhere, their frames after one STREAMINFO by `FLACJoiner`; MP3: frames
-/// follow each other), each removed once joined. At most two segments per thread are under way, so
-/// memory does not grow with the text.
+/// The encoding of one file in segments by an `EncoderPool`: PCM is cut once a segment holds
+/// ``segmentSeconds`` of audio (between sentences; FLAC, lossless, at the whole block after), each segment is
+/// encoded into a hidden file of its own, and the files are joined in order into the output as they come:
+/// Ogg Opus and Ogg Vorbis into one logical stream (`OggOpusJoiner`, `OggVorbisJoiner`), FLAC frames after
+/// one STREAMINFO (`FLACJoiner`), MP3 frames simply following each other; each file is removed once joined.
+/// At most two segments per thread are under way, so memory does not grow with the text.
 final class SegmentedOutput {
     /// Audio per segment, s: a worker-thread's unit of work, and a join (a few ms of silence) per this much.
     static let segmentSeconds = 60
