@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
         .systemLibrary(name: "CGio", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CVorbis", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev", "libogg-dev"])]),
         // Document parsers, used by the document worker only.
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
@@ -77,6 +78,8 @@ let package = Package(
         // Audio files: the formats through libsndfile, sample rates through libsoxr
         .target(name: "SoundFile", dependencies: ["CSndFile", "SystemKit"]),
         .target(name: "Resampling", dependencies: ["CSoxr"]),
+        // Vorbis audio packets' block sizes (libvorbis), for joining Ogg Vorbis segments
+        .target(name: "VorbisPackets", dependencies: ["CVorbis"]),
         // Pure Swift: audiobook tags (Vorbis comments, Ogg pages, FLAC blocks, ID3v2), chapters, progress
         .target(name: "Audiobook", dependencies: ["SystemKit"]),
         // What the command line and the daemon share: bus names, speak options, how input is read
@@ -84,7 +87,7 @@ let package = Package(
         // The command line (a D-Bus client of the daemon)
         .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
         // The daemon and the worker, wired together
-        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "Audiobook"]),
+        .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "VorbisPackets", "Audiobook"]),
         // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)
         .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "GtkKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.

@@ -17,7 +17,7 @@ final class AudiobookFile {
     private let fd: FileDescriptor
     private var writer: SoundFileWriter?
     private let resampler: Resampler?
-    /// The encoding in parallel segments (Opus and MP3 with encoder threads), else nil: `writer` encodes.
+    /// The encoding in parallel segments (every format but WAV, with encoder threads), else nil: `writer` encodes.
     let segmented: SegmentedOutput?
     /// Samples at the source rate written so far.
     private(set) var samples = 0
@@ -26,7 +26,7 @@ final class AudiobookFile {
     /// Starts writing `format` for the final `path`; `tags` are written at the end, their chapter marks
     /// added with `mark`.
     /// - Throws: `RenderError` with one line when the hidden file cannot be created or the format not written.
-    /// With `pool`, Opus and MP3 are encoded in segments on its threads (`SegmentedOutput`).
+    /// With `pool`, every format but WAV is encoded in segments on its threads (`SegmentedOutput`).
     init(path: String, format: AudioFormat, bitrate: Int?, sourceRate: Int, tags: AudioTags, pool: EncoderPool?) throws(RenderError) {
         self.path = path
         self.format = format
@@ -42,7 +42,7 @@ final class AudiobookFile {
         }
         TemporaryFiles.add(encodedPath)
         let rate = format.encodingRate(forSourceRate: sourceRate)
-        if let pool, format == .opus || format == .mp3 {
+        if let pool, EncoderPool.encodes(format) {
             segmented = SegmentedOutput(pool: pool, format: format, output: fd, basePath: encodedPath, sourceRate: sourceRate)
             resampler = nil
             writer = nil

@@ -16,6 +16,8 @@ final class EncoderPool: Sendable {
         let number: Int
         let pcm: [Int16]
         let path: String
+        /// The segment's first sample in the whole file (FLAC numbers its frames from it).
+        let firstSample: Int
     }
 
     private struct Shared {
@@ -23,6 +25,9 @@ final class EncoderPool: Sendable {
         var results: [Int: Result<Int, RenderError>] = [:]
         var closed = false
     }
+
+    /// Whether `format` is encoded in segments by a pool (every format but WAV, which needs no encoding).
+    static func encodes(_ format: AudioFormat) -> Bool { format != .wav }
 
     private let shared = Mutex(Shared())
     private let jobReady: (read: FileDescriptor, write: FileDescriptor)
@@ -87,6 +92,23 @@ final class EncoderPool: Sendable {
         }
     }
 
+    /// Numbers the frames of the FLAC segment in `fd` from its place in the whole file (`FLACSegment`).
+    private static func renumberFLAC(_ fd: FileDescriptor, firstSample: Int) throws {
+        let size = Int(try fd.seek(offset: 0, from: .end))
+        _ = try fd.seek(offset: 0, from: .start)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let n = try fd.read(into: &bytes, at: filled)
+            guard n > 0 else { throw RetagError.layout("FLAC segment shorter than its size") }
+            filled += n
+        }
+        let renumbered = try FLACSegment.renumber(bytes, firstFrame: firstSample / FLACSegment.blockSize)
+        _ = try fd.seek(offset: 0, from: .start)
+        guard ftruncate(fd.rawValue, 0) == 0 else { throw Errno.current }
+        try fd.writeAll(renumbered)
+    }
+
     /// Encodes one segment into its own file.
     private static func encode(_ job: Job, format: AudioFormat, bitrate: Int?, sourceRate: Int) throws(RenderError) -> Int {
         let fd: FileDescriptor
@@ -110,6 +132,7 @@ final class EncoderPool: Sendable {
             }
             if let resampler { try writer.write(resampler.flush()) }
             try writer.finish()
+            if format == .flac { try renumberFLAC(fd, firstSample: job.firstSample) }
             return writer.frames
         } catch {
             throw RenderError(message: "cannot write \(format.rawValue): \(error)")

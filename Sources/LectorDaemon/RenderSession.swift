@@ -50,7 +50,7 @@ final class RenderSession {
         let synthesis = ParallelSynthesis(renderer.utterance, jobs: max(1, jobs), workerArgv: renderer.workerArgv, loop: loop)
         synthesis.onSentence = { [unowned self] index, pcm in sentence(index, pcm) }
         self.synthesis = synthesis
-        if format == .opus || format == .mp3 {
+        if EncoderPool.encodes(format) {
             pool = try EncoderPool(threads: max(1, jobs), format: format, bitrate: renderer.options.bitrate,
                                    sourceRate: sampleRate)
         }

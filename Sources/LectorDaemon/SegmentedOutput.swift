@@ -1,13 +1,16 @@
 @preconcurrency import Glibc
 import Audiobook
+import GLibKit
 import SoundFile
 import SystemKit
+import VorbisPackets
 
-/// The encoding of one file in segments by an `EncoderPool`: PCM is cut between sentences once a segment
-/// holds ``segmentSeconds`` of audio, each segment is encoded into a hidden file of its own, and the files are
-/// joined in order into the output as they come (Ogg Opus: into one logical stream by `OggOpusJoiner`; MP3:
-/// frames follow each other), each removed once joined. At most two segments per thread are under way, so
-/// memory does not grow with the text.
+/// The encoding of one file in segments by an `EncoderPool`: PCM is cut once a segment holds
+/// ``segmentSeconds`` of audio (between sentences; FLAC, lossless, at the whole block after), each segment is
+/// encoded into a hidden file of its own, and the files are joined in order into the output as they come:
+/// Ogg Opus and Ogg Vorbis into one logical stream (`OggOpusJoiner`, `OggVorbisJoiner`), FLAC frames after
+/// one STREAMINFO (`FLACJoiner`), MP3 frames simply following each other; each file is removed once joined.
+/// At most two segments per thread are under way, so memory does not grow with the text.
 final class SegmentedOutput {
     /// Audio per segment, s: a worker-thread's unit of work, and a join (a few ms of silence) per this much.
     static let segmentSeconds = 60
@@ -21,7 +24,9 @@ final class SegmentedOutput {
     private var submitted = 0
     private var joined = 0
     private var done: [Int: Result<Int, RenderError>] = [:]
-    private let joiner: OggOpusJoiner?
+    private let joiner: Joiner
+    /// Samples handed to the encoders so far.
+    private var submittedSamples = 0
     /// Called with true before the main thread blocks on the encoders, and false after.
     var onBlocking: ((Bool) -> Void)?
     /// Asked while the main thread waits for the encoders: true stops the encoding (an interruption).
@@ -38,29 +43,67 @@ final class SegmentedOutput {
         self.format = format
         self.output = output
         self.basePath = basePath
-        segmentSamples = Self.segmentSeconds * sourceRate
-        joiner = format == .opus ? OggOpusJoiner(output: output) : nil
+        let samples = Self.segmentSeconds * sourceRate
+        switch format {
+        case .opus: joiner = .opus(OggOpusJoiner(output: output))
+        case .flac: joiner = .flac(FLACJoiner(output: output), MD5())
+        case .ogg: joiner = .vorbis(OggVorbisJoiner(output: output) { headers in
+            let packets = try VorbisPackets(headers: headers)
+            return { packets.blockSize($0) }
+        })
+        default: joiner = .concatenate
+        }
+        // FLAC: whole blocks in every segment but the last, so the joined stream keeps one block size.
+        let block = format == .flac ? FLACSegment.blockSize : 1
+        segmentSamples = (samples + block - 1) / block * block
+    }
+
+    /// How the segments' files become one.
+    private enum Joiner {
+        /// Ogg Opus pages renumbered into one logical stream.
+        case opus(OggOpusJoiner)
+        /// FLAC frames after one set of metadata, and the PCM's MD5 for its STREAMINFO.
+        case flac(FLACJoiner, MD5)
+        /// Ogg Vorbis pages renumbered into one logical stream.
+        case vorbis(OggVorbisJoiner)
+        /// Frames that simply follow each other (MP3).
+        case concatenate
     }
 
     /// Takes one sentence's audio; a full segment is handed to the encoders.
     /// - Throws: `RenderError` when a segment could not be encoded or joined.
     func write(_ pcm: [Int16]) throws(RenderError) {
         buffer += pcm
-        if buffer.count >= segmentSamples { try submit() }
+        if case .flac(_, let md5) = joiner {
+            md5.update(littleEndian: pcm)
+            // Lossless: cut anywhere, at whole blocks.
+            while buffer.count >= segmentSamples { try submit(count: segmentSamples) }
+        } else if buffer.count >= segmentSamples {
+            try submit(count: buffer.count)
+        }
         try absorb()
     }
 
     /// Hands on what is left, waits for every segment and joins it.
     /// - Throws: `RenderError` when a segment could not be encoded or joined.
     func finish() throws(RenderError) {
-        if !buffer.isEmpty || submitted == 0 { try submit() }
+        if !buffer.isEmpty || submitted == 0 { try submit(count: buffer.count) }
         try block { () throws(RenderError) in
             while joined < submitted {
                 try waitForResult()
                 try absorb()
             }
         }
-        do { try joiner?.finish() } catch { throw RenderError(message: "cannot write: \(error)") }
+        do {
+            switch joiner {
+            case .opus(let opus): try opus.finish()
+            case .vorbis(let vorbis): try vorbis.finish()
+            case .flac(let flac, let md5): try flac.finish(md5: md5.digest())
+            case .concatenate: break
+            }
+        } catch {
+            throw RenderError(message: "cannot write: \(error)")
+        }
     }
 
     /// Removes the segments' hidden files (after a failure).
@@ -70,7 +113,8 @@ final class SegmentedOutput {
 
     private func segmentPath(_ number: Int) -> String { "\(basePath).\(number)" }
 
-    private func submit() throws(RenderError) {
+    /// Hands the first `count` samples of the buffer to the encoders.
+    private func submit(count: Int) throws(RenderError) {
         try block { () throws(RenderError) in
             while submitted - joined >= 2 * pool.threads {
                 try waitForResult()
@@ -79,9 +123,11 @@ final class SegmentedOutput {
         }
         let path = segmentPath(submitted)
         TemporaryFiles.add(path)
-        segmentSizes[submitted] = buffer.count
-        pool.submit(EncoderPool.Job(number: submitted, pcm: buffer, path: path))
-        buffer = []
+        segmentSizes[submitted] = count
+        pool.submit(EncoderPool.Job(number: submitted, pcm: Array(buffer[0..<count]), path: path,
+                                    firstSample: submittedSamples))
+        buffer.removeFirst(count)
+        submittedSamples += count
         submitted += 1
     }
 
@@ -98,7 +144,12 @@ final class SegmentedOutput {
             do {
                 let segment = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC)
                 defer { try? segment.close() }
-                if let joiner { try joiner.append(segment) } else { try Retagging.copy(from: segment, to: output) }
+                switch joiner {
+                case .opus(let opus): try opus.append(segment)
+                case .vorbis(let vorbis): try vorbis.append(segment)
+                case .flac(let flac, _): try flac.append(segment)
+                case .concatenate: try Retagging.copy(from: segment, to: output)
+                }
             } catch {
                 throw RenderError(message: "cannot join the encoded audio: \(error)")
             }

@@ -97,6 +97,47 @@ extension Integration {
             #expect(left == ["long.mp3", "long.opus", "long.wav"], "\(left)")
         }
 
+        @Test("FLAC and Ogg Vorbis encoded in segments: --jobs 2 decodes to the samples --jobs 1 does; FLAC decodes to the WAV's PCM and passes flac -t; Ogg Vorbis is one stream that ogginfo and ffmpeg accept without a warning; both as long as the WAV within 1 %")
+        func flacAndVorbisJoined() async throws {
+            let session = try await world(.bare)
+            let dir = try Self.folder(session, "joined")
+            // About 100 s of speech: two segments of encoding, one join.
+            let long = Array(repeating: Lector.sentences, count: 12).joined(separator: " ")
+            for (format, jobs) in [("wav", "2"), ("flac", "1"), ("flac", "2"), ("ogg", "1"), ("ogg", "2")] {
+                let render = try await session.lector(["read", "--lang", "en", "--jobs", jobs, "--quiet", "--output",
+                                                       dir.appendingPathComponent("j\(jobs).\(format)").path, long], timeout: 180)
+                #expect(render.status == 0 && render.stderr.isEmpty, "\(format) --jobs \(jobs): \(render)")
+            }
+            let wav = try #require(await Self.duration(session, dir.appendingPathComponent("j2.wav")))
+            #expect(wav > 70, "WAV of \(wav) s")
+            /// The decoded samples; ffmpeg's warnings too, but for WAV's (it guesses a mono layout, and says so).
+            func pcm(_ name: String) async throws -> Data {
+                let raw = dir.appendingPathComponent(name + ".raw")
+                let level = name.hasSuffix(".wav") ? "error" : "warning"
+                let decode = try await session.run("ffmpeg", ["-v", level, "-i", dir.appendingPathComponent(name).path,
+                                                              "-f", "s16le", "-y", raw.path], timeout: 120)
+                #expect(decode.status == 0 && decode.stderr.isEmpty, "\(name): \(decode)")
+                defer { try? FileManager.default.removeItem(at: raw) }
+                return try Data(contentsOf: raw)
+            }
+            for format in ["flac", "ogg"] {
+                // (Ogg files differ in their stream's random serial number.)
+                let one = try await pcm("j1.\(format)"), two = try await pcm("j2.\(format)")
+                #expect(one.count > 1_000_000 && one == two, "\(format): \(one.count) and \(two.count) bytes")
+                let seconds = try #require(await Self.duration(session, dir.appendingPathComponent("j2.\(format)")))
+                #expect(abs(seconds - wav) <= wav * 0.01, "\(format): \(seconds) s, WAV \(wav) s")
+            }
+            let flac = try await session.run("flac", ["-t", "-s", dir.appendingPathComponent("j2.flac").path])
+            #expect(flac.status == 0 && flac.stderr.isEmpty, "\(flac)")
+            let lossless = try await pcm("j2.flac"), original = try await pcm("j2.wav")
+            #expect(lossless.count > 1_000_000 && lossless == original, "\(lossless.count) and \(original.count) bytes")
+            let ogginfo = try await session.run("ogginfo", [dir.appendingPathComponent("j2.ogg").path])
+            #expect(ogginfo.status == 0, "\(ogginfo)")
+            #expect(ogginfo.stdout.components(separatedBy: "New logical stream").count == 2, "not one stream: \(ogginfo)")
+            #expect(!ogginfo.stdout.contains("WARNING") && !ogginfo.stdout.contains("Warning") && !ogginfo.stdout.contains("ERROR"),
+                    "\(ogginfo)")
+        }
+
         @Test("a progress bar with percent, elapsed, time left and speed on a terminal; nothing on a pipe or with --quiet")
         func progress() async throws {
             let session = try await world(.bare)

@@ -1,0 +1,182 @@
+@preconcurrency import Glibc
+import SystemKit
+import Testing
+@testable import Audiobook
+
+/// Synthetic FLAC: mono 16-bit frames at 22,050 Hz of one CONSTANT subframe each (RFC 9639 §9.2.3).
+enum SyntheticFLAC {
+    /// A frame numbered `number` of `blockSize` samples (4096, or 1–256 coded in 8 bits) of `value`.
+    static func frame(number: UInt64, blockSize: Int = FLACSegment.blockSize, value: Int16) -> [UInt8] {
+        let sizeCode: UInt8 = blockSize == 4_096 ? 12 : 6
+        var out: [UInt8] = [0xFF, 0xF8, sizeCode << 4 | 6, 4 << 1] + FLACSegment.codedNumber(number)
+        if sizeCode == 6 { out.append(UInt8(blockSize - 1)) }
+        out.append(FLACSegment.crc8(out[...]))
+        out += [0, UInt8(UInt16(bitPattern: value) >> 8), UInt8(UInt16(bitPattern: value) & 0xFF)]
+        let crc = FLACSegment.crc16(out[...])
+        return out + [UInt8(crc >> 8), UInt8(crc & 0xFF)]
+    }
+
+    /// A file of `blocks` whole frames (and a short last one of `tail` samples), STREAMINFO and a SEEKTABLE.
+    static func file(blocks: Int, tail: Int = 0) -> [UInt8] {
+        let samples = blocks * 4_096 + tail
+        var info = [UInt8](repeating: 0, count: 34)
+        info[0] = 0x10; info[2] = 0x10 // block sizes 4096
+        // 22,050 Hz in 20 bits, mono, 16 bits per sample (15 in 5 bits across bytes 12 and 13).
+        info[10] = 0x05; info[11] = 0x62; info[12] = 0x20; info[13] = 0xF0
+        for i in 0..<4 { info[14 + i] = UInt8(truncatingIfNeeded: samples >> (8 * (3 - i))) }
+        var out = Array("fLaC".utf8) + [0, 0, 0, 34] + info + [0x83, 0, 0, 18] + [UInt8](repeating: 0, count: 18)
+        for n in 0..<blocks { out += frame(number: UInt64(n), value: Int16(n)) }
+        if tail > 0 { out += frame(number: UInt64(blocks), blockSize: tail, value: -1) }
+        return out
+    }
+}
+
+/// A temporary file holding `bytes`, open for reading and writing; removed when closed by the test.
+func temporaryFile(_ bytes: [UInt8] = []) throws -> FileDescriptor {
+    var template = Array("/tmp/lector-join-XXXXXX".utf8CString)
+    let raw = mkstemp(&template)
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    let fd = FileDescriptor(rawValue: raw)
+    try fd.writeAll(bytes)
+    _ = try fd.seek(offset: 0, from: .start)
+    return fd
+}
+
+func contents(_ fd: FileDescriptor) throws -> [UInt8] {
+    _ = try fd.seek(offset: 0, from: .start)
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let n = try fd.read(into: &chunk)
+        if n == 0 { return out }
+        out += chunk[0..<n]
+    }
+}
+
+@Suite struct FLACJoinTests {
+    @Test("Frame numbers are coded as FLAC codes them, and read back from the header")
+    func numbers() throws {
+        #expect(FLACSegment.codedNumber(0x7F) == [0x7F])
+        #expect(FLACSegment.codedNumber(0x80) == [0xC2, 0x80])
+        #expect(FLACSegment.codedNumber(0x7FF) == [0xDF, 0xBF])
+        #expect(FLACSegment.codedNumber(0x800) == [0xE0, 0xA0, 0x80])
+        for n: UInt64 in [0, 127, 128, 2_047, 2_048, 65_535, 65_536, 1 << 21, (1 << 31) - 1] {
+            let header = try #require(FLACSegment.header(SyntheticFLAC.frame(number: n, value: 1), at: 0))
+            #expect(header.number == n && header.blockSize == 4_096 && header.numberLength == FLACSegment.codedNumber(n).count)
+        }
+        var broken = SyntheticFLAC.frame(number: 5, value: 1)
+        broken[4] ^= 1
+        #expect(FLACSegment.header(broken, at: 0) == nil)
+    }
+
+    @Test("A segment's frames are renumbered with valid CRCs, and its STREAMINFO gets the new frame sizes")
+    func renumber() throws {
+        let segment = SyntheticFLAC.file(blocks: 3, tail: 100)
+        let out = try FLACSegment.renumber(segment, firstFrame: 200)
+        var at = try FLACSegment.audioStart(out)
+        var numbers: [UInt64] = []
+        var sizes: [Int] = []
+        while at < out.count {
+            let header = try #require(FLACSegment.header(out, at: at))
+            numbers.append(header.number)
+            let size = header.length + 5
+            #expect(FLACSegment.crc16(out[at..<at + size]) == 0)
+            sizes.append(size)
+            at += size
+        }
+        #expect(numbers == [200, 201, 202, 203])
+        #expect(Array(out[12..<18]) == [0, 0, UInt8(sizes.min()!), 0, 0, UInt8(sizes.max()!)])
+        #expect(throws: RetagError.self) { try FLACSegment.renumber(Array(segment.dropLast()), firstFrame: 0) }
+        // Only the last block of a segment may be short.
+        var early = SyntheticFLAC.file(blocks: 1, tail: 100)
+        early += SyntheticFLAC.frame(number: 2, value: 3)
+        #expect(throws: RetagError.self) { try FLACSegment.renumber(early, firstFrame: 0) }
+    }
+
+    @Test("Segments join after one set of metadata, without the SEEKTABLE, with the total samples and the MD5")
+    func join() throws {
+        let output = try temporaryFile()
+        defer { try? output.close() }
+        let joiner = FLACJoiner(output: output)
+        let first = try temporaryFile(try FLACSegment.renumber(SyntheticFLAC.file(blocks: 2), firstFrame: 0))
+        let second = try temporaryFile(try FLACSegment.renumber(SyntheticFLAC.file(blocks: 1, tail: 10), firstFrame: 2))
+        defer { try? first.close(); try? second.close() }
+        try joiner.append(first)
+        try joiner.append(second)
+        let md5 = [UInt8](1...16)
+        try joiner.finish(md5: md5)
+        let bytes = try contents(output)
+        #expect(bytes[4] == 0x80) // STREAMINFO, the last block
+        #expect(Array(bytes[8 + 13..<8 + 18]) == [0xF0, 0, 0, 0x30, 0x0A]) // 3 × 4096 + 10
+        #expect(Array(bytes[8 + 18..<8 + 34]) == md5)
+        var at = try FLACSegment.audioStart(bytes)
+        var numbers: [UInt64] = []
+        while at < bytes.count, let header = FLACSegment.header(bytes, at: at) {
+            numbers.append(header.number)
+            at += header.length + 5
+        }
+        #expect(numbers == [0, 1, 2, 3] && at == bytes.count)
+        // A segment ending on part of a block cannot be followed.
+        #expect(throws: RetagError.self) { try joiner.append(try temporaryFile(SyntheticFLAC.file(blocks: 1))) }
+    }
+}
+
+@Suite struct VorbisJoinTests {
+    /// An Ogg Vorbis file: the three headers on two pages, then audio pages of one-byte packets whose
+    /// value is their block size / 256 (the fake block size function reads it back).
+    static func file(serial: UInt32, blocks: [[Int]], lastGranule: UInt64, setup: UInt8 = 5) -> [UInt8] {
+        let id = [1] + Array("vorbis".utf8) + [UInt8](repeating: 0, count: 23)
+        let comment = [3] + Array("vorbis".utf8) + [0, 0, 0, 0, 0, 0, 0, 0, 1]
+        let setupPacket = [5] + Array("vorbis".utf8) + [setup]
+        var out = OggPage(flags: OggPage.beginning, granule: 0, serial: serial, sequence: 0, lacing: [UInt8(id.count)], body: id).bytes
+        out += OggPage(flags: 0, granule: 0, serial: serial, sequence: 1, lacing: [UInt8(comment.count), UInt8(setupPacket.count)],
+                       body: comment + setupPacket).bytes
+        var granule: UInt64 = 0
+        var previous: Int?
+        for (i, page) in blocks.enumerated() {
+            for block in page {
+                if let previous { granule += UInt64(previous / 4 + block / 4) }
+                previous = block
+            }
+            let last = i == blocks.count - 1
+            out += OggPage(flags: last ? 4 : 0, granule: last ? lastGranule : granule, serial: serial, sequence: UInt32(2 + i),
+                           lacing: page.map { _ in 1 }, body: page.map { UInt8($0 / 256) }).bytes
+        }
+        return out
+    }
+
+    static func pages(_ bytes: [UInt8]) throws -> [OggPage] {
+        let fd = try temporaryFile(bytes)
+        defer { try? fd.close() }
+        let reader = ByteReader(fd)
+        var pages: [OggPage] = []
+        while let page = try OggPage.read(reader) { pages.append(page) }
+        return pages
+    }
+
+    @Test("Segments join into one stream: one set of headers, pages renumbered, granules counted across the join, the last trimmed")
+    func join() throws {
+        let output = try temporaryFile()
+        defer { try? output.close() }
+        let joiner = OggVorbisJoiner(output: output) { headers in
+            #expect(headers.count == 3)
+            return { Int($0[0]) * 256 }
+        }
+        // Segment 1 decodes 576 + 576 = 1152 samples, 1000 kept; segment 2 the same, 700 kept.
+        let first = try temporaryFile(Self.file(serial: 1, blocks: [[2048, 256], [2048]], lastGranule: 1_000))
+        let second = try temporaryFile(Self.file(serial: 2, blocks: [[2048], [256, 2048]], lastGranule: 700))
+        defer { try? first.close(); try? second.close() }
+        try joiner.append(first)
+        try joiner.append(second)
+        try joiner.finish()
+        let pages = try Self.pages(contents(output))
+        #expect(pages.map(\.sequence) == Array(0..<6))
+        #expect(Set(pages.map(\.serial)) == [1])
+        // After segment 1's untrimmed 1152, the join decodes 2048/4 + 2048/4, then 1152 more, trimmed of 452.
+        #expect(pages.map(\.granule) == [0, 0, 576, 1_152, 2_176, 2_876])
+        #expect(pages.map(\.flags) == [2, 0, 0, 0, 0, 4])
+        let other = try temporaryFile(Self.file(serial: 3, blocks: [[2048]], lastGranule: 0, setup: 6))
+        defer { try? other.close() }
+        #expect(throws: RetagError.self) { try joiner.append(other) }
+    }
+}
