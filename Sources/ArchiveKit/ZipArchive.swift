@@ -19,9 +19,8 @@ public enum ArchiveError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// The entries of a zip container (EPUB, OpenDocument, Office Open XML) read from memory with libarchive
-/// (libarchive's archive_read(3)), within explicit limits: every size is checked while decompressing, never
-/// taken from the archive's own headers.
+/// What reading a zip container (EPUB, OpenDocument, Office Open XML) with `ZipReader` may cost: every size is
+/// checked while decompressing, never taken from the archive's own headers.
 public enum ZipArchive {
     /// What reading one archive may cost.
     public struct Limits: Sendable {
@@ -34,61 +33,6 @@ public enum ZipArchive {
         public var maximumRatio = 100
         /// The limits above.
         public init() {}
-    }
-
-    /// The names of all entries of the zip in `bytes`, and the contents of those `wanted` says to read.
-    /// - Throws: `ArchiveError` when the bytes are not a zip, are broken or truncated before all entries were
-    ///   listed, an entry wanted is encrypted, or a limit is passed.
-    public static func read(_ bytes: [UInt8], limits: Limits = Limits(),
-                            wanted: (String) -> Bool) throws(ArchiveError) -> (names: [String], contents: [String: [UInt8]]) {
-        guard let archive = archive_read_new() else { throw .unreadable("out of memory") }
-        defer { archive_read_free(archive) }
-        archive_read_support_format_zip(archive)
-        let totalLimit = max(1 << 20, bytes.count.multipliedReportingOverflow(by: limits.maximumRatio).partialValue)
-        var names: [String] = []
-        var contents: [String: [UInt8]] = [:]
-        var total = 0
-        // libarchive reads `bytes` in place: the whole reading happens inside this closure.
-        let failure: ArchiveError? = bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> ArchiveError? in
-          do throws(ArchiveError) {
-            guard archive_read_open_memory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
-                throw .unreadable(message(archive))
-            }
-            var entry: OpaquePointer?
-            while true {
-                let status = archive_read_next_header(archive, &entry)
-                if status == ARCHIVE_EOF { break }
-                guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { throw .unreadable(message(archive)) }
-                let name = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
-                    ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-                names.append(name)
-                guard names.count <= limits.maximumEntries else { throw .tooLarge("more than \(limits.maximumEntries) entries") }
-                guard wanted(name) else { continue }
-                if archive_entry_is_encrypted(entry) != 0 { throw .encrypted(name) }
-                var data: [UInt8] = []
-                var chunk = [UInt8](repeating: 0, count: 65_536)
-                while true {
-                    let n = chunk.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
-                    if n == 0 { break }
-                    guard n > 0 else { throw .unreadable("\(name): \(message(archive))") }
-                    data.append(contentsOf: chunk[..<n])
-                    total += n
-                    guard data.count <= limits.maximumEntryBytes else {
-                        throw .tooLarge("\(name) decompresses to more than \(limits.maximumEntryBytes >> 20) MiB")
-                    }
-                    guard total <= totalLimit else {
-                        throw .tooLarge("entries decompress to more than \(limits.maximumRatio) times the archive's size")
-                    }
-                }
-                contents[name] = data
-            }
-            return nil
-          } catch {
-            return error
-          }
-        }
-        if let failure { throw failure }
-        return (names, contents)
     }
 
     static func message(_ archive: OpaquePointer) -> String {
