@@ -190,18 +190,7 @@ public final class FLACJoiner {
     /// - Throws: `RetagError` for a file not laid out as FLAC, or the `Errno` of a read or write.
     public func append(_ input: FileDescriptor) throws {
         let reader = ByteReader(input)
-        guard try reader.read(4) == Array("fLaC".utf8) else { throw RetagError.layout("not a FLAC file") }
-        var blocks: [(type: UInt8, body: [UInt8])] = []
-        var last = false
-        while !last {
-            let header = try reader.read(4)
-            guard header.count == 4 else { throw RetagError.layout("truncated FLAC metadata") }
-            last = header[0] & 0x80 != 0
-            let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-            let body = try reader.read(length)
-            guard body.count == length else { throw RetagError.layout("truncated FLAC metadata") }
-            blocks.append((header[0] & 0x7F, body))
-        }
+        var blocks = try FLACMetadata.read(reader)
         guard let info = blocks.first, info.type == 0, info.body.count == 34 else {
             throw RetagError.layout("no FLAC STREAMINFO")
         }
@@ -216,13 +205,7 @@ public final class FLACJoiner {
         if streamInfo == nil {
             streamInfo = info.body
             blocks.removeAll { $0.type == 3 }
-            var out: [UInt8] = Array("fLaC".utf8)
-            for (i, block) in blocks.enumerated() {
-                out.append(block.type | (i == blocks.count - 1 ? 0x80 : 0))
-                out.appendBE24(block.body.count)
-                out += block.body
-            }
-            try output.writeAll(out)
+            try output.writeAll(FLACMetadata.bytes(blocks))
         }
         try reader.copyRest(to: output)
     }

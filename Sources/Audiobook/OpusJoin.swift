@@ -10,22 +10,18 @@ import SystemKit
 /// encoder starts afresh: at a join the decoder hears its pre-skip (6.5 ms) and the previous segment's
 /// padding (under 20 ms), both inside the pause between two sentences, where segments are cut.
 public final class OggOpusJoiner {
-    private let output: FileDescriptor
-    private var serial: UInt32?
-    private var sequence: UInt32 = 0
+    private let stream: OggStreamWriter
     private var granule: UInt64 = 0
-    private var held: OggPage?
     private var padding: UInt64 = 0
-    private var batch: [UInt8] = []
 
     /// A joiner writing to `output` from its current offset.
-    public init(output: FileDescriptor) { self.output = output }
+    public init(output: FileDescriptor) { stream = OggStreamWriter(output: output) }
 
     /// Appends the Ogg Opus file read from `input` (from its current offset).
     /// - Throws: `RetagError` for a file not laid out as an Ogg Opus stream, or the `Errno` of a read or write.
     public func append(_ input: FileDescriptor) throws {
         let reader = ByteReader(input)
-        let isFirst = serial == nil
+        let isFirst = stream.serial == nil
         var headerPackets = 0
         var ownSum: UInt64 = 0
         var lastGranule: UInt64 = 0
@@ -33,10 +29,10 @@ public final class OggOpusJoiner {
         while var page = try OggPage.read(reader) {
             if headerPackets < 2 {
                 headerPackets += page.lacing.filter { $0 < 255 }.count
-                if isFirst { try emit(page) }
+                if isFirst { try stream.write(page) }
                 continue
             }
-            if serial == nil { throw RetagError.layout("no Opus identification header") }
+            if stream.serial == nil { throw RetagError.layout("no Opus identification header") }
             var offset = 0
             var ended: UInt64 = 0
             for lace in page.lacing {
@@ -52,7 +48,7 @@ public final class OggOpusJoiner {
             if page.granule != UInt64.max { lastGranule = page.granule }
             page.flags &= OggPage.continued
             page.granule = granule
-            try emit(page)
+            try stream.write(page)
         }
         padding = ownSum > lastGranule ? ownSum - lastGranule : 0
     }
@@ -60,28 +56,7 @@ public final class OggOpusJoiner {
     /// Writes the last page, marked as the end of the stream, its granule position trimmed of the padding.
     /// - Throws: the `Errno` of the write.
     public func finish() throws {
-        if var last = held {
-            last.flags |= 4 // end of stream
-            last.granule = granule > padding ? granule - padding : granule
-            batch += last.bytes
-            held = nil
-        }
-        try output.writeAll(batch)
-        batch = []
-    }
-
-    private func emit(_ page: OggPage) throws {
-        var page = page
-        if serial == nil, page.flags & OggPage.beginning != 0 { serial = page.serial; sequence = page.sequence }
-        page.serial = serial ?? page.serial
-        page.sequence = sequence
-        sequence &+= 1
-        if let previous = held { batch += previous.bytes }
-        held = page
-        if batch.count >= 1 << 20 {
-            try output.writeAll(batch)
-            batch = []
-        }
+        try stream.finish(granule: granule > padding ? granule - padding : granule)
     }
 
     /// A packet's duration in 48 kHz samples from its first bytes (TOC, and the frame count of code 3).

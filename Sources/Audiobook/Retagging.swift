@@ -44,8 +44,26 @@ public enum Retagging {
 
     /// FLAC: "fLaC", metadata blocks (1 byte last-flag and type, 24-bit big-endian length, body), frames.
     private static func rewriteFLAC(_ input: ByteReader, _ output: FileDescriptor, _ tags: AudioTags) throws {
+        var blocks = try FLACMetadata.read(input)
+        let vendor = blocks.first { $0.type == 4 }.flatMap { VorbisComment.parse($0.body, at: 0)?.vendor } ?? Array("Lector".utf8)
+        blocks.removeAll { $0.type == 4 }
+        blocks.insert((4, VorbisComment.body(vendor: vendor, comments: tags.vorbisComments)), at: min(1, blocks.count))
+        try output.writeAll(FLACMetadata.bytes(blocks))
+        try input.copyRest(to: output)
+    }
+}
+
+/// FLAC's metadata: "fLaC", then blocks of a 1-byte last-block flag and type, a 24-bit big-endian length and
+/// the body. Source: the FLAC format, METADATA_BLOCK_HEADER.
+enum FLACMetadata {
+    /// One block: its type (0 STREAMINFO, 3 SEEKTABLE, 4 VORBIS_COMMENT, …) and body.
+    typealias Block = (type: UInt8, body: [UInt8])
+
+    /// Reads "fLaC" and every metadata block, leaving `input` at the first frame.
+    /// - Throws: `RetagError` for a file not laid out as FLAC, or the `Errno` of a read.
+    static func read(_ input: ByteReader) throws -> [Block] {
         guard try input.read(4) == Array("fLaC".utf8) else { throw RetagError.layout("not a FLAC file") }
-        var blocks: [(type: UInt8, body: [UInt8])] = []
+        var blocks: [Block] = []
         var last = false
         while !last {
             let header = try input.read(4)
@@ -56,17 +74,18 @@ public enum Retagging {
             guard body.count == length else { throw RetagError.layout("truncated FLAC metadata") }
             blocks.append((header[0] & 0x7F, body))
         }
-        let vendor = blocks.first { $0.type == 4 }.flatMap { VorbisComment.parse($0.body, at: 0)?.vendor } ?? Array("Lector".utf8)
-        blocks.removeAll { $0.type == 4 }
-        blocks.insert((4, VorbisComment.body(vendor: vendor, comments: tags.vorbisComments)), at: min(1, blocks.count))
+        return blocks
+    }
+
+    /// "fLaC" and `blocks`, the last one flagged as such.
+    static func bytes(_ blocks: [Block]) -> [UInt8] {
         var out: [UInt8] = Array("fLaC".utf8)
         for (i, block) in blocks.enumerated() {
             out.append(block.type | (i == blocks.count - 1 ? 0x80 : 0))
             out.appendBE24(block.body.count)
             out += block.body
         }
-        try output.writeAll(out)
-        try input.copyRest(to: output)
+        return out
     }
 }
 

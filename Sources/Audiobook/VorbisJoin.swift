@@ -16,23 +16,19 @@ public final class OggVorbisJoiner {
     /// The block size of an audio packet from its first bytes, given the three headers.
     public typealias BlockSizes = ([UInt8]) -> Int
 
-    private let output: FileDescriptor
+    private let stream: OggStreamWriter
     private let makeBlockSizes: ([[UInt8]]) throws -> BlockSizes
     private var blockSizes: BlockSizes?
     private var headers: [[UInt8]] = []
-    private var serial: UInt32 = 0
-    private var sequence: UInt32 = 0
     /// Samples decoded so far in the joined stream, and the block size of its last packet.
     private var granule: UInt64 = 0
     private var previousBlock: Int?
-    private var held: OggPage?
     private var padding: UInt64 = 0
-    private var batch: [UInt8] = []
 
     /// A joiner writing to `output` from its current offset; `blockSizes` makes the packets' block size
     /// function from the first file's headers (identification, comment, setup).
     public init(output: FileDescriptor, blockSizes: @escaping ([[UInt8]]) throws -> BlockSizes) {
-        self.output = output
+        stream = OggStreamWriter(output: output)
         makeBlockSizes = blockSizes
     }
 
@@ -71,7 +67,7 @@ public final class OggVorbisJoiner {
             if page.granule != UInt64.max { lastGranule = page.granule }
             page.flags &= OggPage.continued
             page.granule = ended ? granule : UInt64.max
-            try emit(page)
+            try stream.write(page)
         }
         padding = ownSum > lastGranule ? ownSum - lastGranule : 0
     }
@@ -83,7 +79,6 @@ public final class OggVorbisJoiner {
             guard page.flags & OggPage.beginning != 0, page.body.starts(with: [1] + Array("vorbis".utf8)) else {
                 throw RetagError.layout("not an Ogg Vorbis stream")
             }
-            if isFirst { serial = page.serial; sequence = page.sequence }
         }
         var offset = 0
         for lace in page.lacing {
@@ -95,7 +90,7 @@ public final class OggVorbisJoiner {
             throw RetagError.layout("Vorbis audio on a header page")
         }
         if isFirst {
-            try emit(page)
+            try stream.write(page)
             if own.count == 3 {
                 headers = own
                 blockSizes = try makeBlockSizes(own)
@@ -108,26 +103,6 @@ public final class OggVorbisJoiner {
     /// Writes the last page, marked as the end of the stream, its granule position trimmed of the padding.
     /// - Throws: the `Errno` of the write.
     public func finish() throws {
-        if var last = held {
-            last.flags |= 4 // end of stream
-            last.granule = granule > padding ? granule - padding : granule
-            batch += last.bytes
-            held = nil
-        }
-        try output.writeAll(batch)
-        batch = []
-    }
-
-    private func emit(_ page: OggPage) throws {
-        var page = page
-        page.serial = serial
-        page.sequence = sequence
-        sequence &+= 1
-        if let previous = held { batch += previous.bytes }
-        held = page
-        if batch.count >= 1 << 20 {
-            try output.writeAll(batch)
-            batch = []
-        }
+        try stream.finish(granule: granule > padding ? granule - padding : granule)
     }
 }
