@@ -211,13 +211,3 @@ enum PDFText {
         return out
     }
 }
-
-extension String {
-    /// Without spaces and tabs at either end.
-    var trimmingSpaces: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        return String(scalars[first...last])
-    }
-}

@@ -1,5 +1,6 @@
 import GLibKit
 import LectorCommon
+import SpeechCore
 import Synthesis
 
 /// The user's settings: `$XDG_CONFIG_HOME/lector/config` (`~/.config/lector/config` by default), a key file
@@ -208,12 +209,5 @@ struct Configuration: Equatable {
 }
 
 private extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
-    }
-
     var replacingUnderscores: String { String(map { $0 == "_" ? "-" : $0 }) }
 }

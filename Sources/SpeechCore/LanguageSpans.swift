@@ -148,8 +148,8 @@ extension TextStructure {
 }
 
 extension String {
-    /// The string without white space at either end.
-    var trimmingSpaces: String {
+    /// The string without white space (Unicode's White_Space property) at either end.
+    public var trimmingSpaces: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
