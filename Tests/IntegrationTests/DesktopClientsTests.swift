@@ -31,15 +31,8 @@ struct GNOMEDesktop {
                 .joined(separator: "\n"))
         }
         let dir = session.directory
-        let systemSocket = dir.appendingPathComponent("system_bus").path
-        let config = dir.appendingPathComponent("system-bus.conf")
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>system</type><listen>unix:path=\(systemSocket)</listen>
-            <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>
-            """.write(to: config, atomically: true, encoding: .utf8)
-        started.append(try session.spawn("dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--nopidfile"], tag: "system-bus"))
+        let (bus, systemBus) = try session.startSystemBus()
+        started.append(bus)
 
         let display = ":\(700 + Int(getpid() % 200))"
         started.append(try session.spawn("Xvfb", [display, "-nolisten", "tcp", "-screen", "0", "1024x768x24"], tag: "gnome-xvfb"))
@@ -47,7 +40,7 @@ struct GNOMEDesktop {
             try FileManager.default.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         let env = [
-            "DISPLAY": display, "WAYLAND_DISPLAY": "", "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(systemSocket)",
+            "DISPLAY": display, "WAYLAND_DISPLAY": "", "DBUS_SYSTEM_BUS_ADDRESS": systemBus,
             "XDG_CACHE_HOME": dir.appendingPathComponent("cache").path, "XDG_DATA_HOME": dir.appendingPathComponent("data").path,
             "GSETTINGS_BACKEND": "memory", "XDG_SESSION_TYPE": "x11", "XDG_CURRENT_DESKTOP": "GNOME",
         ]

@@ -262,22 +262,14 @@ extension Integration {
         static func startGNOMEWayland(_ session: PrivateSession) async throws
             -> (processes: [BackgroundProcess], runtime: URL, wayland: String, display: String, xauthority: String) {
             let dir = session.directory
-            let systemSocket = dir.appendingPathComponent("system_bus").path
-            let config = dir.appendingPathComponent("system-bus.conf")
-            try """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig><type>system</type><listen>unix:path=\(systemSocket)</listen>
-                <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>
-                """.write(to: config, atomically: true, encoding: .utf8)
-            let bus = try session.spawn("dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--nopidfile"], tag: "system-bus")
+            let (bus, systemBus) = try session.startSystemBus()
             let runtime = try Paths.makeTemporaryDirectory(prefix: "lector-gnome")
             for sub in ["cache", "data"] {
                 try FileManager.default.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true)
             }
             let shell = try session.spawn("gnome-shell", ["--headless", "--wayland", "--virtual-monitor", "640x480", "--wayland-display", "lector-wl"],
                                           tag: "gnome-shell-wayland", environment: [
-                                              "XDG_RUNTIME_DIR": runtime.path, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(systemSocket)",
+                                              "XDG_RUNTIME_DIR": runtime.path, "DBUS_SYSTEM_BUS_ADDRESS": systemBus,
                                               "XDG_CACHE_HOME": dir.appendingPathComponent("cache").path,
                                               "XDG_DATA_HOME": dir.appendingPathComponent("data").path, "GSETTINGS_BACKEND": "memory",
                                               "XDG_CURRENT_DESKTOP": "GNOME", "DISPLAY": "", "WAYLAND_DISPLAY": ""])
