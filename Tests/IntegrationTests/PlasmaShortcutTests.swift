@@ -101,9 +101,8 @@ extension Integration {
             let text = session.directory.appendingPathComponent("selected.txt")
             try String(repeating: "Words chosen with the mouse are read by one key. ", count: 6)
                 .write(to: text, atomically: true, encoding: .utf8)
-            let owner = try Selection.own(session, display, "primary", text)
+            let owner = try await Selection.own(session, display, "primary", text)
             defer { owner.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             func press() async throws {
                 let r = try await session.run("xdotool", ["key", "super+alt+r"], timeout: 10, environment: env)
                 if r.status != 0 { throw HarnessError("xdotool: \(r)") }
@@ -138,9 +137,8 @@ extension Integration {
             owner.stopNow()
             let other = session.directory.appendingPathComponent("selected-2.txt")
             try "A second selection replaces the first one.".write(to: other, atomically: true, encoding: .utf8)
-            let owner2 = try Selection.own(session, display, "primary", other)
+            let owner2 = try await Selection.own(session, display, "primary", other)
             defer { owner2.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             try await press()
             let replaced = try await poll(timeout: 10, every: .milliseconds(100), session.status, until: {
                 $0.state == "reading" && $0.description.contains("A second selection")
@@ -198,9 +196,8 @@ extension Integration {
 
             let text = session.directory.appendingPathComponent("portal-selected.txt")
             try String(repeating: "The portal hands the key to the daemon. ", count: 6).write(to: text, atomically: true, encoding: .utf8)
-            let owner = try Selection.own(session, display, "primary", text)
+            let owner = try await Selection.own(session, display, "primary", text)
             defer { owner.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             let mark = session.recorder.mark()
             #expect(try await session.run("xdotool", ["key", "super+alt+r"], timeout: 10, environment: env).status == 0)
             let reading = try await poll(timeout: 10, every: .milliseconds(100), session.status, until: {

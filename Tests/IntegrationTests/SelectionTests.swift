@@ -24,9 +24,14 @@ extension Integration {
 
         /// Sets `selection` to `file`'s content as `type`, by xclip (which stays as its owner).
         static func own(_ session: PrivateSession, _ display: String, _ selection: String, _ file: URL,
-                        type: String = "UTF8_STRING") throws -> BackgroundProcess {
-            try session.spawn("xclip", ["-quiet", "-selection", selection, "-target", type, "-in", file.path],
-                              tag: "xclip-\(selection)", environment: ["DISPLAY": display])
+                        type: String = "UTF8_STRING") async throws -> BackgroundProcess {
+            // -verbose runs in the foreground, like -quiet, and says when the file is read and the selection taken.
+            let owner = try session.spawn("xclip", ["-verbose", "-selection", selection, "-target", type, "-in", file.path],
+                                          tag: "xclip-\(selection)-\(file.lastPathComponent)", environment: ["DISPLAY": display])
+            _ = await eventually(timeout: 10, every: .milliseconds(20)) {
+                owner.stderr.contains("Waiting for selection requests") || !owner.isRunning
+            }
+            return owner
         }
 
         @Test("X11 (own client, no xclip on PATH): --clipboard and --selection read what a real client set; empty, image-only and 100 MB (INCR) are one line each")
@@ -42,9 +47,8 @@ extension Integration {
 
             let text = session.directory.appendingPathComponent("clip.txt")
             try "Text from the clipboard, read aloud.".write(to: text, atomically: true, encoding: .utf8)
-            let owner = try Self.own(session, display, "clipboard", text)
+            let owner = try await Self.own(session, display, "clipboard", text)
             defer { owner.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             let start = session.recorder.mark()
             let read = try await session.lector(["read", "--clipboard", "--wait"], timeout: 30, environment: env)
             #expect(read.status == 0, "\(read)")
@@ -55,9 +59,8 @@ extension Integration {
 
             let primaryText = session.directory.appendingPathComponent("primary.txt")
             try String(repeating: "Selected words are read. ", count: 8).write(to: primaryText, atomically: true, encoding: .utf8)
-            let primary = try Self.own(session, display, "primary", primaryText)
+            let primary = try await Self.own(session, display, "primary", primaryText)
             defer { primary.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             let selected = try await session.lector(["read", "--selection"], timeout: 30, environment: env)
             #expect(selected.status == 0, "\(selected)")
             #expect(await eventually(timeout: 5) { (try? await session.status().fields["state"]) == "reading" })
@@ -73,9 +76,8 @@ extension Integration {
             let png = session.directory.appendingPathComponent("pixel.png")
             try Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!.write(to: png)
             owner.stopNow()
-            let image = try Self.own(session, display, "clipboard", png, type: "image/png")
+            let image = try await Self.own(session, display, "clipboard", png, type: "image/png")
             defer { image.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             let noText = try await session.lector(["read", "--clipboard"], environment: env)
             #expect(noText.status == 1 && noText.stderr == "lector: the clipboard holds no text (it holds image/png)\n", "\(noText)")
 
@@ -84,9 +86,8 @@ extension Integration {
             let big = session.directory.appendingPathComponent("big.txt")
             _ = FileManager.default.createFile(atPath: big.path, contents: Data(repeating: 0x61, count: 100 << 20))
             primary.stopNow()
-            let huge = try Self.own(session, display, "primary", big)
+            let huge = try await Self.own(session, display, "primary", big)
             defer { huge.stopNow() }
-            try await Task.sleep(for: .milliseconds(500))
             let tooBig = try await session.lector(["read", "--selection"], timeout: 60, environment: env)
             #expect(tooBig.status == 1 && tooBig.stderr == "lector: the selection holds more than 32 MiB of text; Lector reads at most 32 MiB\n", "\(tooBig)")
             #expect(try await session.status().exitStatus == 0)
@@ -106,9 +107,8 @@ extension Integration {
             let big = session.directory.appendingPathComponent("three-mb.txt")
             let words = String(repeating: "Many words are selected here. ", count: 100_000) + "Last."
             try words.write(to: big, atomically: true, encoding: .utf8)
-            let owner = try Self.own(session, display, "primary", big)
+            let owner = try await Self.own(session, display, "primary", big)
             defer { owner.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             let read = try await session.lector(["read", "--selection"], timeout: 60, environment: env)
             #expect(read.status == 0, "\(read)")
             let held = bus.lectorText ?? ""
@@ -118,9 +118,8 @@ extension Integration {
             // An owner that offers STRING only (ISO 8859-1).
             let latin1 = session.directory.appendingPathComponent("latin1.txt")
             try Data("Grüße aus Köln.".unicodeScalars.map { UInt8($0.value) }).write(to: latin1)
-            let stringOwner = try Self.own(session, display, "clipboard", latin1, type: "STRING")
+            let stringOwner = try await Self.own(session, display, "clipboard", latin1, type: "STRING")
             defer { stringOwner.stopNow() }
-            try await Task.sleep(for: .milliseconds(300))
             let readLatin1 = try await session.lector(["read", "--clipboard"], environment: env)
             #expect(readLatin1.status == 0, "\(readLatin1)")
             #expect(bus.lectorText == "Grüße aus Köln.", "\(bus.lectorText ?? "nil")")
