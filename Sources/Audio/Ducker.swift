@@ -51,6 +51,10 @@ public final class Ducker {
     private let ownProcessID = String(getpid())
     /// The server's own ducking, when Lector prefers it (nil: always lower stream volumes).
     private let serverDucking: ServerDucking?
+    /// The sink index of a stream not linked to a sink (`PA_INVALID_INDEX`, which Swift cannot import).
+    static let noSink = UInt32.max
+    /// Lector's own sink inputs (this process's), whose sink says where to duck.
+    private var ownStreams: Set<UInt32> = []
     /// When streams appeared (monotonic µs), for their first `settleMicroseconds`.
     private var born: [UInt32: Int64] = [:]
     /// The stream-restore group, channel map and mute of each lowered stream that has one.
@@ -161,6 +165,7 @@ public final class Ducker {
         case .failed, .disconnected:
             serverDucking?.reset()
             born = [:]
+            ownStreams = []
             groups = [:]
             groupVolumes = [:]
             subscribedContext = nil
@@ -214,11 +219,14 @@ public final class Ducker {
 
     private func listed(_ inputs: [SinkInput], on ctx: OpaquePointer?) {
         guard isDucking, let ctx, ctx == server.context else { return }
-        if let own = inputs.first(where: { $0.processID == ownProcessID }) {
+        ownStreams = Set(inputs.filter { $0.processID == ownProcessID }.map(\.index))
+        // A stream pipewire-pulse has announced but not linked yet is on no sink (`noSink`).
+        if let own = inputs.first(where: { $0.processID == ownProcessID && $0.sink != Self.noSink }) {
             targetSink = own.sink
             for input in inputs { consider(input, on: ctx) }
         } else {
-            // No stream of ours yet: the default sink is where it will play.
+            // No stream of ours on a sink yet: the default sink is where it will most likely play (when the
+            // server puts it elsewhere, `updated` moves the ducking there).
             let box = Unmanaged.passRetained(DefaultSinkRequest(ducker: self, inputs: inputs)).toOpaque()
             let op = pa_context_get_sink_info_by_name(ctx, "@DEFAULT_SINK@", { ctx, info, eol, box in
                 guard let box else { return }
@@ -292,6 +300,7 @@ public final class Ducker {
         let kind = type.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
         if kind == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue {
             born[index] = nil
+            ownStreams.remove(index)
             if let i = ducked.firstIndex(where: { $0.index == index }) {
                 let record = ducked.remove(at: i)
                 setAtSerial[index] = nil
@@ -304,7 +313,8 @@ public final class Ducker {
         let isNew = kind == PA_SUBSCRIPTION_EVENT_NEW.rawValue
         if isNew { born[index] = Self.now() }
         guard isDucking else { return }
-        guard isNew || isYoung(index) || ducked.contains(where: { $0.index == index }) else { return }
+        guard isNew || isYoung(index) || ownStreams.contains(index) || ducked.contains(where: { $0.index == index })
+        else { return }
         requestSerial += 1
         let box = Unmanaged.passRetained(InfoRequest(ducker: self, serial: requestSerial)).toOpaque()
         let op = pa_context_get_sink_input_info(ctx, index, { ctx, info, eol, box in
@@ -320,9 +330,14 @@ public final class Ducker {
         if let op { pa_operation_unref(op) } else { Unmanaged<InfoRequest>.fromOpaque(box).release() }
     }
 
-    /// A new stream, or a change of a lowered one (its volume, its sink).
+    /// A new stream, or a change of a lowered one (its volume, its sink) or of one of Lector's own.
     private func updated(_ input: SinkInput, serial: UInt64, on ctx: OpaquePointer?) {
         guard isDucking, let ctx, ctx == server.context else { return }
+        if input.processID == ownProcessID {
+            ownStreams.insert(input.index)
+            if input.sink != Self.noSink, targetSink != nil, input.sink != targetSink { retarget(on: ctx) }
+            return
+        }
         guard let i = ducked.firstIndex(where: { $0.index == input.index }) else {
             if targetSink != nil { consider(input, on: ctx) }
             return
@@ -351,6 +366,20 @@ public final class Ducker {
             born[input.index] = nil
             onChange?(ducked)
         }
+    }
+
+    /// Lector's stream is on another sink than the one being ducked (the server linked it after ducking began,
+    /// away from the default sink, or the user moved it): puts back the streams lowered so far, as `restore`
+    /// does, and ducks afresh on the sink Lector's stream is on now.
+    private func retarget(on ctx: OpaquePointer) {
+        let records = ducked
+        ducked = []
+        setAtSerial = [:]
+        groups = [:]
+        targetSink = nil
+        if !records.isEmpty { onChange?(ducked) }
+        for record in records { setVolume(record.index, record.original, on: ctx, onlyIf: record.ducked) }
+        start(on: ctx)
     }
 
     /// Sets a sink input's volume; with `onlyIf`, only when its volume is exactly that now.
