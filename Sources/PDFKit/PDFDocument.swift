@@ -31,12 +31,18 @@ public final class PDFDocument {
     private let document: OpaquePointer
 
     /// Opens the PDF in `bytes` (copied), with `password` for an encrypted one.
+    ///
+    /// Read through a `GMemoryInputStream` (`poppler_document_new_from_stream`): poppler 22.12's
+    /// `poppler_document_new_from_bytes` and `_from_data` crash (SIGSEGV in `PDFDoc::PDFDoc`) when an encrypted
+    /// PDF is given a wrong password; the stream reader fails cleanly, and is as fast.
     /// - Throws: `PDFError.encrypted` without the right password, `.damaged` for anything poppler cannot open.
     public init(bytes: [UInt8], password: String?) throws(PDFError) {
         let data = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-        defer { g_bytes_unref(data) }
+        let stream = g_memory_input_stream_new_from_bytes(data)
+        g_bytes_unref(data)
+        defer { g_object_unref(stream) }
         var error: UnsafeMutablePointer<GError>?
-        guard let opened = poppler_document_new_from_bytes(data, password, &error) else {
+        guard let opened = poppler_document_new_from_stream(stream, goffset(bytes.count), password, nil, &error) else {
             let encrypted = error.map { $0.pointee.domain == poppler_error_quark() && $0.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue) } ?? false
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
             g_clear_error(&error)

@@ -135,6 +135,8 @@ extension Integration {
 
             let locked = try await session.lector(["read", "--file", encrypted])
             #expect(locked.status == 1 && locked.stderr.contains("password"), "\(locked)")
+            let wrong = try await session.lector(["read", "--password", "wrong", "--file", encrypted])
+            #expect(wrong.status == 1 && wrong.stderr.contains("password is wrong"), "\(wrong)")
             let unlocked = try await session.lector(["read", "--password", "secret", "--file", encrypted])
             #expect(unlocked.status == 0, "\(unlocked)")
             let image = try await session.lector(["read", "--file", scanned])
