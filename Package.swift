@@ -46,6 +46,8 @@ let package = Package(
         // eSpeak NG, ICU and CLD2 are opened with dlopen on first use (their headers come from
         // libespeak-ng-dev, libicu-dev, libcld2-dev): a daemon that has not read anything yet does not map them.
         .target(name: "CLectorShims", dependencies: ["CGio"]),
+        // Descriptors passed over Unix sockets (SCM_RIGHTS), whose CMSG_* macros Swift cannot call
+        .target(name: "CLectorFD"),
         .target(name: "CLectorGtk", dependencies: ["CGtk"]),
         .target(name: "CESpeakNG"),
         .target(name: "CLectorICU"),
@@ -56,7 +58,7 @@ let package = Package(
         // The selection reader's pure part: which target or MIME type to read, limits, the one-line failures
         .target(name: "SelectionCore"),
         // Typed POSIX values over Glibc (file descriptors, errno, one EINTR retry), for the worker and the daemon
-        .target(name: "SystemKit"),
+        .target(name: "SystemKit", dependencies: ["CLectorFD"]),
         // Thin layers over one C library each
         .target(name: "Segmentation", dependencies: ["CLectorICU", "SpeechCore"]),
         .target(name: "Synthesis", dependencies: ["CESpeakNG", "SystemKit"]),
@@ -74,7 +76,7 @@ let package = Package(
         .target(name: "WaylandSelection", dependencies: ["CWaylandDataControl", "SelectionCore"]),
         // The importers of the document worker: EPUB, HTML, Markdown, ODT, DOCX, PDF into text and structure
         // (PDFs through a `PDFOpener` that only lector-document-pdf gives, so that Documents does not link poppler)
-        .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "SpeechCore"]),
+        .target(name: "Documents", dependencies: ["XMLKit", "ArchiveKit", "MarkdownKit", "SpeechCore", "SystemKit"]),
         // Audio files: the formats through libsndfile, sample rates through libsoxr
         .target(name: "SoundFile", dependencies: ["CSndFile", "SystemKit"]),
         .target(name: "Resampling", dependencies: ["CSoxr"]),

@@ -141,4 +141,28 @@ public enum DocumentWorkerWire {
     public static let passwordVariable = "LECTOR_DOCUMENT_PASSWORD"
     /// What starts the one line on standard output that says why a document cannot be read.
     public static let failurePrefix = "lector-error "
+
+    /// The argument that starts a worker waiting for its document (`lector-document --wait`): its standard
+    /// input is a Unix socket on which one `handoff` message arrives, with the document's open file.
+    public static let waitArgument = "--wait"
+    /// The longest `handoff` message (a format name and a password of up to 4 KiB).
+    public static let maximumHandoffBytes = 4_160
+
+    /// The message that hands a waiting worker its document (the open file travels with it, `SCM_RIGHTS`):
+    /// the format (a `DocumentFormat` raw value or "zip"), then, when there is a password, a newline and the
+    /// password (which may hold any bytes, newlines included). Nil when it would exceed `maximumHandoffBytes`.
+    public static func handoff(format: String, password: String?) -> [UInt8]? {
+        let bytes = Array(format.utf8) + (password.map { [10] + Array($0.utf8) } ?? [])
+        guard !format.isEmpty, !format.utf8.contains(10), bytes.count <= maximumHandoffBytes else { return nil }
+        return bytes
+    }
+
+    /// The format and password a `handoff` message holds; nil for a message that is not one (empty).
+    public static func parseHandoff(_ bytes: [UInt8]) -> (format: String, password: String?)? {
+        guard let newline = bytes.firstIndex(of: 10) else {
+            return bytes.isEmpty ? nil : (String(decoding: bytes, as: UTF8.self), nil)
+        }
+        guard newline > 0 else { return nil }
+        return (String(decoding: bytes[..<newline], as: UTF8.self), String(decoding: bytes[(newline + 1)...], as: UTF8.self))
+    }
 }

@@ -118,6 +118,29 @@ struct FileDescriptorTests {
         }
         #expect(calls == 1)
     }
+
+    @Test func aDescriptorPassedOverASocketPairReadsTheSameFileAndAClosedPeerIsAnEmptyMessage() throws {
+        let (near, far) = try FileDescriptor.socketPair()
+        defer { try? near.close() }
+        let file = try temporaryFile(Array("the document".utf8))
+        try near.send(Array("pdf\nsecret".utf8), passing: file)
+        try file.close()
+        let (bytes, passed) = try far.receiveDescriptor(maximumBytes: 64)
+        #expect(String(decoding: bytes, as: UTF8.self) == "pdf\nsecret")
+        let received = try #require(passed)
+        defer { try? received.close() }
+        #expect(fcntl(received.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+        var buffer = [UInt8](repeating: 0, count: 32)
+        #expect(try received.read(into: &buffer) == 12)
+        #expect(Array(buffer[..<12]) == Array("the document".utf8))
+        try far.close()
+        #expect(throws: Errno.brokenPipe) { try near.send([1], passing: received) }
+        let (near2, far2) = try FileDescriptor.socketPair()
+        try near2.close()
+        let end = try far2.receiveDescriptor(maximumBytes: 8)
+        #expect(end.bytes.isEmpty && end.descriptor == nil)
+        try far2.close()
+    }
 }
 
 /// Reads `count` bytes from `fd` on a thread of its own, so that a writer can block meanwhile.
