@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import MarkdownKit
 import SpeechCore
+import SystemKit
 
 /// The document worker (`lector-document FORMAT`): reads one document on standard input, writes the
 /// text and structure it holds on standard output (`ImportedDocument.encoded`) and exits 0; or writes one line
@@ -17,6 +18,8 @@ public enum DocumentWorker {
     public static let maximumCPUSeconds: rlim_t = 30
     /// The environment variable that carries an encrypted PDF's password to the worker.
     public static let passwordVariable = DocumentWorkerWire.passwordVariable
+    /// The argument that starts a worker ahead of its document (`runWaiting`).
+    public static let waitArgument = DocumentWorkerWire.waitArgument
     /// What starts a failure's line on standard output.
     public static let failurePrefix = DocumentWorkerWire.failurePrefix
 
@@ -24,10 +27,7 @@ public enum DocumentWorker {
     /// its entries). PDFs are read only when `pdf` opens them (`lector-document-pdf` gives it; `lector-document`
     /// does not link poppler). Returns the exit status.
     public static func run(format: String, pdf: PDFOpener? = nil) -> Int32 {
-        var limit = rlimit(rlim_cur: maximumAddressSpace, rlim_max: maximumAddressSpace)
-        setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
-        limit = rlimit(rlim_cur: maximumCPUSeconds, rlim_max: maximumCPUSeconds)
-        setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
+        limitResources()
         let result: Result<ImportedDocument, ImportError>
         switch readInput() {
         case .success(let bytes):
@@ -44,6 +44,57 @@ public enum DocumentWorker {
             _ = write(Array((failurePrefix + error.description.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n").utf8))
             return 1
         }
+    }
+
+    /// Runs a worker started ahead of its document (`lector-document --wait`, `DocumentWorkerWire.waitArgument`):
+    /// calls `warmUp` (parse something small, so that the libraries' code and tables are in memory), then waits
+    /// on standard input, a Unix socket, for the daemon's one `DocumentWorkerWire.handoff` message with the
+    /// document's open file, makes that file its standard input and goes on as `run(format:pdf:)`. While it
+    /// waits, its name (`/proc/PID/comm`, what `ps` and `top` show) is `lector-doc-wait`. Returns the exit
+    /// status: 0 without reading anything when the daemon closes the socket (it exits, or drops the worker).
+    public static func runWaiting(pdf: PDFOpener? = nil, warmUp: () -> Void = warmUpParsers) -> Int32 {
+        limitResources()
+        setProcessName("lector-doc-wait")
+        warmUp()
+        let message: (bytes: [UInt8], descriptor: FileDescriptor?)
+        do throws(Errno) {
+            message = try FileDescriptor.standardInput.receiveDescriptor(maximumBytes: DocumentWorkerWire.maximumHandoffBytes)
+        } catch {
+            fputs("lector-document: cannot receive the document: \(error)\n", stderr)
+            return 1
+        }
+        guard let document = message.descriptor, let handoff = DocumentWorkerWire.parseHandoff(message.bytes) else {
+            return message.bytes.isEmpty ? 0 : 1
+        }
+        guard dup2(document.rawValue, 0) == 0 else { return 1 }
+        try? document.close()
+        if let password = handoff.password { setenv(passwordVariable, password, 1) }
+        setProcessName("lector-document")
+        return run(format: handoff.format, pdf: pdf)
+    }
+
+    /// What a waiting worker parses before its document comes: a small XHTML page (libxml2's parser, its
+    /// encodings and the HTML importer).
+    public static func warmUpParsers() {
+        let page = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">"
+            + "<head><title>Warm</title></head><body><main><h1>Warm</h1><p>A paragraph, <em>warm</em>.</p></main></body></html>"
+        _ = try? HTMLImporter.read(Array(page.utf8))
+    }
+
+    /// Caps this process's address space and CPU time (`maximumAddressSpace`, `maximumCPUSeconds`).
+    private static func limitResources() {
+        var limit = rlimit(rlim_cur: maximumAddressSpace, rlim_max: maximumAddressSpace)
+        setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        limit = rlimit(rlim_cur: maximumCPUSeconds, rlim_max: maximumCPUSeconds)
+        setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
+    }
+
+    /// Sets the name the kernel shows for this process (`/proc/self/comm`, at most 15 bytes; prctl(2)'s
+    /// `PR_SET_NAME`, which Swift cannot call, being variadic).
+    private static func setProcessName(_ name: String) {
+        guard let file = fopen("/proc/self/comm", "w") else { return }
+        fputs(name, file)
+        fclose(file)
     }
 
     /// How much text a long document's start holds before it is sent ahead of the whole (16 K scalars, about

@@ -15,13 +15,30 @@ final class DocumentReader {
     /// Most bytes the worker may send back (64 MiB of text and structure).
     static let maximumOutputBytes = 64 << 20
 
+    /// How long after a worker of a program was used its successor is started to wait (ms): past the first
+    /// sound of the document being read, so the start does not compete with it for the processor.
+    static let successorDelayMilliseconds: UInt32 = 500
+
     private let argv: (String) -> [String]
     /// Imports under way, kept alive until they end.
     private var running: [ObjectIdentifier: Import] = [:]
+    /// Whether a worker is kept waiting for the next document of each program used (the daemon, which reads
+    /// many documents; not the command line's one-shot reader).
+    private let keepsWorkersWaiting: Bool
+    /// Workers started ahead and waiting for a document, by program (`argv(format)[0]`).
+    private var waiting: [String: WaitingWorker] = [:]
+    /// The timers that start a program's next waiting worker.
+    private var successorTimers: [String: OneShotTimer] = [:]
 
-    /// A reader that runs `argv(format) + [format]` per document (normally `workerArgv(format:)`).
-    init(argv: @escaping (String) -> [String] = DocumentReader.workerArgv(format:)) {
+    /// A reader that runs `argv(format) + [format]` per document (normally `workerArgv(format:)`). With
+    /// `keepsWorkersWaiting`, once a program has read a document, one more of it is started ahead
+    /// (`argv(format) + ["--wait"]`, `DocumentWorker.runWaiting`) and waits, its libraries loaded and warmed
+    /// up, to be handed the next document (its open file passed over a Unix socket): that saves the next
+    /// document the worker's start (for a PDF, loading poppler's 41 libraries). Each worker still reads one
+    /// document only, so a crash costs that document alone.
+    init(argv: @escaping (String) -> [String] = DocumentReader.workerArgv(format:), keepsWorkersWaiting: Bool = false) {
         self.argv = argv
+        self.keepsWorkersWaiting = keepsWorkersWaiting
     }
 
     /// How the document worker for `format` is started: `lector-document-pdf` for a PDF, `lector-document`
@@ -44,13 +61,19 @@ final class DocumentReader {
     /// with that start.
     func read(descriptor: Int32, format: String, password: String? = nil, onStart: ((String, String?) -> Void)? = nil,
               done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
+        let program = argv(format)
         let child: ChildProcess
-        let environment = password.map { [DocumentWorkerWire.passwordVariable: $0] } ?? [:]
-        do { child = try ChildProcess(argv: argv(format) + [format], standardInput: descriptor, environment: environment) } catch {
-            close(descriptor)
-            done(.failure(DocumentFailure(message: "cannot start the document reader: \(error.message)")))
-            return
+        if let handed = handOff(descriptor, to: program[0], format: format, password: password) {
+            child = handed
+        } else {
+            let environment = password.map { [DocumentWorkerWire.passwordVariable: $0] } ?? [:]
+            do { child = try ChildProcess(argv: program + [format], standardInput: descriptor, environment: environment) } catch {
+                close(descriptor)
+                done(.failure(DocumentFailure(message: "cannot start the document reader: \(error.message)")))
+                return
+            }
         }
+        if keepsWorkersWaiting { startSuccessor(program) }
         let job = Import(child: child)
         let key = ObjectIdentifier(job)
         running[key] = job
@@ -88,6 +111,60 @@ final class DocumentReader {
             child.onExit { status in finish(Self.result(of: job.output, status: status)) }
             return false
         }
+    }
+
+    /// Hands the document open on `descriptor` to the worker of `program` waiting for one, if there is one
+    /// and it takes it (closing this process's copy of the descriptor); nil otherwise, the descriptor untouched.
+    private func handOff(_ descriptor: Int32, to program: String, format: String, password: String?) -> ChildProcess? {
+        guard let worker = waiting.removeValue(forKey: program) else { return nil }
+        guard let message = DocumentWorkerWire.handoff(format: format, password: password) else {
+            worker.child.kill()
+            return nil
+        }
+        do throws(Errno) {
+            try worker.socket.send(message, passing: FileDescriptor(rawValue: descriptor))
+        } catch {
+            worker.child.kill()  // gone, or not listening: the document goes to a worker started for it
+            return nil
+        }
+        close(descriptor)
+        return worker.child
+    }
+
+    /// Starts, after `successorDelayMilliseconds`, a worker of `program` that waits for the next document,
+    /// unless one waits already. A waiting worker that dies is not replaced until its program is used again.
+    private func startSuccessor(_ program: [String]) {
+        let timer = successorTimers[program[0], default: OneShotTimer()]
+        successorTimers[program[0]] = timer
+        timer.arm(milliseconds: Self.successorDelayMilliseconds) { [weak self] in
+            guard let self, self.waiting[program[0]] == nil else { return }
+            guard let worker = try? WaitingWorker(argv: program + [DocumentWorkerWire.waitArgument]) else { return }
+            self.waiting[program[0]] = worker
+            worker.child.onExit { [weak self, weak worker] _ in
+                guard let self, let worker, self.waiting[program[0]] === worker else { return }
+                self.waiting[program[0]] = nil
+            }
+        }
+    }
+
+    /// A worker started ahead, waiting on its end of a socket pair for a document (`DocumentWorker.runWaiting`).
+    /// Dropping it closes this end: a worker still waiting then exits.
+    private final class WaitingWorker {
+        let child: ChildProcess
+        /// This process's end of the socket the document is handed over on (non-blocking).
+        let socket: FileDescriptor
+
+        init(argv: [String]) throws {
+            let (near, far) = try FileDescriptor.socketPair()
+            do { child = try ChildProcess(argv: argv, standardInput: far.rawValue) } catch {
+                try? near.close()  // `far` is closed by the failed launch
+                throw error
+            }
+            socket = near
+            try? socket.setNonBlocking()
+        }
+
+        deinit { try? socket.close() }
     }
 
     /// What the worker's output and exit status say.

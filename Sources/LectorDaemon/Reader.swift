@@ -19,8 +19,8 @@ final class Reader {
     let sleepTimer: SleepTimer
     /// Where files were left off, for texts read with a `url`.
     let bookmarks: Bookmarks
-    /// Reads documents (EPUB, PDF, HTML, …) in a child process each.
-    let documents = DocumentReader()
+    /// Reads documents (EPUB, PDF, HTML, …) in a child process each, the next one's kept waiting.
+    let documents = DocumentReader(keepsWorkersWaiting: true)
     /// Counts the texts asked for (each `speak`, each document): a document that comes back from its worker
     /// after a newer text was asked for is not read over it.
     var textRequests: UInt64 = 0

@@ -40,6 +40,66 @@ extension Integration {
             #expect(fine.status == 0, "\(fine)")
         }
 
+        /// The daemon's children waiting for a document (`lector-document --wait` names itself so while it waits).
+        static func waitingWorkers(_ daemon: Int32) -> [Int32] {
+            Load.children(daemon).filter {
+                (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("lector-doc-wait") == true
+            }
+        }
+
+        @Test("after a document a worker waits for the next, is handed it (a PDF's password too) and reads it; one killed while waiting costs nothing")
+        func waitingWorker() async throws {
+            let session = try await world(.bare)
+            let daemon = try await session.startDaemon()
+            defer { Task { await daemon.stop() } }
+            let bus = try BusConnection(address: session.busAddress)
+            func text() -> String { bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? "" }
+            func read(_ name: String, _ words: String) async throws {
+                let file = session.directory.appendingPathComponent(name)
+                try Self.page(words).write(to: file)
+                let read = try await session.lector(["read", "--lang", "en", "--file", file.path])
+                #expect(read.status == 0, "\(read)\n\(session.daemonLogs())")
+            }
+            #expect(Self.waitingWorkers(daemon.pid).isEmpty, "a worker waits before any document was read")
+            try await read("first.html", "The first page goes to a worker started for it.")
+            let waiting = await poll(timeout: 5) { Self.waitingWorkers(daemon.pid) } until: { $0.count == 1 }
+            try #require(waiting.count == 1, "no worker waits after a document: \(waiting)")
+
+            let mark = session.recorder.mark()
+            try await read("second.html", "The second page goes to the worker that waited.")
+            #expect(await session.recorder.waitForSpeech(after: mark, timeout: 3) != nil, "nothing heard")
+            #expect(text().contains("second page"), "\(text())")
+            #expect(!Self.waitingWorkers(daemon.pid).contains(waiting[0]), "the waiting worker was not handed the document")
+
+            // Killed while it waits: the next document is read by a worker started for it.
+            let next = await poll(timeout: 5) { Self.waitingWorkers(daemon.pid) } until: { $0.count == 1 }
+            try #require(next.count == 1 && next != waiting, "no new worker waits: \(next)")
+            kill(next[0], SIGKILL)
+            _ = await eventually(timeout: 2) { Self.waitingWorkers(daemon.pid).isEmpty }
+            try await read("third.html", "The third page outlives a dead helper.")
+            #expect(text().contains("third page"), "\(text())")
+
+            // A PDF worker waits after a PDF, and takes an encrypted one with its password.
+            let ps = session.directory.appendingPathComponent("book.ps")
+            try Data(Documents.postScript.utf8).write(to: ps)
+            let plain = session.directory.appendingPathComponent("plain.pdf").path
+            let locked = session.directory.appendingPathComponent("locked.pdf").path
+            for args in [[ps.path, plain], ["-sOwnerPassword=owner", "-sUserPassword=s3cret-pass", ps.path, locked]] {
+                let made = try await session.run("ps2pdf", args)
+                try #require(made.status == 0, "ps2pdf: \(made)")
+            }
+            #expect(try await session.lector(["read", "--file", plain]).status == 0)
+            let pdfWaiting = await poll(timeout: 5) { Self.waitingWorkers(daemon.pid) } until: { $0.count == 2 }
+            try #require(pdfWaiting.count == 2, "no PDF worker waits: \(pdfWaiting)")
+            let wrong = try await session.lector(["read", "--password", "wrong", "--file", locked])
+            #expect(wrong.status == 1 && wrong.stderr.contains("password is wrong"), "\(wrong)")
+            _ = await eventually(timeout: 5) { Self.waitingWorkers(daemon.pid).count == 2 }
+            let unlocked = try await session.lector(["read", "--password", "s3cret-pass", "--file", locked])
+            #expect(unlocked.status == 0, "\(unlocked)\n\(session.daemonLogs())")
+            #expect(text().contains("Three fishing boats"), "\(text())")
+            try await session.quiesce()
+        }
+
         @Test("a document that comes back after a newer text was asked for is not read over it")
         func newerTextWins() async throws {
             let session = try await world(.bare)
