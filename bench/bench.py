@@ -661,6 +661,7 @@ class Bench:
             log("documents: run %d/%d done" % (run + 1, self.first_sound_runs))
         for _ in range(1 if self.o.smoke else 3):
             self.document_memory(docs)
+        self.poppler_floor(docs)
         for kind, _ in docs:
             reference = TITLE_KIND if "EPUB" in kind else "one-sentence text file"
             base = self.results.get("first sound, document: lector read --file, %s" % reference, [])
@@ -674,6 +675,27 @@ class Bench:
                     if not suffix:
                         self.add("first sound ratio of minimums, %s / %s (x)" % (kind, reference),
                                  min(good) / min(good_base))
+
+    def poppler_floor(self, docs):
+        """The least any poppler-based reader pays before it knows the PDF's first words: poppler-glib alone, loaded
+        and warm, opening the PDF from memory and extracting the first window (3 pages, PDFText.firstWindow), and
+        the first-sound ratio that leaves at best: (one-sentence first sound + that) / one-sentence first sound,
+        by minimums."""
+        if not self.o.poppler_floor:
+            return
+        for kind, path in docs:
+            if not path.endswith(".pdf"):
+                continue
+            argv = [self.o.poppler_floor, path, "3", "20"]
+            self.cmdline("poppler alone", argv)
+            out = subprocess.run(argv, stdout=subprocess.PIPE, check=True).stdout.decode().split()
+            floor = float(out[1])
+            self.add("poppler alone, warm: open the %s, text of its first 3 pages (ms)" % kind, floor)
+            base = [v for v in self.results.get("first sound, document: lector read --file, one-sentence text file", [])
+                    if v is not None]
+            if base:
+                self.add("first sound ratio floor set by poppler, %s / one-sentence text file (x)" % kind,
+                         (min(base) + floor) / min(base))
 
     def floor_pcm(self):
         """The one sentence rendered by eSpeak NG, leading silence cut, as raw PCM for pacat."""
@@ -1729,6 +1751,7 @@ def main():
     p.add_argument("--client", required=True)
     p.add_argument("--idle-floor", required=True)
     p.add_argument("--peak-rss", required=True)
+    p.add_argument("--poppler-floor", default="", help="bench/poppler-floor, built by bench/run (optional)")
     p.add_argument("--monitor", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--png", required=True)

@@ -32,8 +32,8 @@ public enum DocumentWorker {
         switch readInput() {
         case .success(let bytes):
             injectFault(into: bytes)
-            result = importDocument(bytes, format: format, pdf: pdf) { text, title in
-                _ = write(ImportedDocument.encodedStart(text, title: title))
+            result = importDocument(bytes, format: format, pdf: pdf) { start in
+                _ = write(ImportedDocument.encodedStart(start))
             }
         case .failure(let error): result = .failure(error)
         }
@@ -105,7 +105,7 @@ public enum DocumentWorker {
     /// start of a long EPUB or PDF (at least `startScalars` in whole content documents, or the first pages) and
     /// its title, before the rest is read.
     static func importDocument(_ bytes: [UInt8], format: String, pdf: PDFOpener? = nil,
-                               onStart: ((String, String?) -> Void)? = nil) -> Result<ImportedDocument, ImportError> {
+                               onStart: ((DocumentStart) -> Void)? = nil) -> Result<ImportedDocument, ImportError> {
         do throws(ImportError) {
             let document: ImportedDocument
             switch format {
@@ -133,7 +133,7 @@ public enum DocumentWorker {
 
     /// A zip container whose content type GIO did not tell: an EPUB (META-INF/container.xml), an OpenDocument
     /// text (content.xml) or a Word document (word/document.xml).
-    static func readZip(_ bytes: [UInt8], onStart: ((String, String?) -> Void)?) throws(ImportError) -> ImportedDocument {
+    static func readZip(_ bytes: [UInt8], onStart: ((DocumentStart) -> Void)?) throws(ImportError) -> ImportedDocument {
         let entries = try ZipEntries.read(bytes)
         if entries.names.contains("META-INF/container.xml") { return try EPUBImporter.read(bytes, onStart: onStart) }
         if entries.names.contains("word/document.xml") { return try DOCXImporter.read(entries) }

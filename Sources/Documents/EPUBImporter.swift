@@ -8,8 +8,8 @@ import XMLKit
 enum EPUBImporter {
     /// The text and structure of the EPUB in `bytes`.
     /// `onStart` gets the text of the first content documents once they hold `DocumentWorker.startScalars`,
-    /// when more follow.
-    static func read(_ bytes: [UInt8], onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
+    /// when more follow, with the title and the language marks in that text.
+    static func read(_ bytes: [UInt8], onStart: ((DocumentStart) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
         let entries = try ZipEntries.read(bytes)
         try refuseDRM(entries)
         guard let container = try entries.contents("META-INF/container.xml"),
@@ -33,7 +33,7 @@ enum EPUBImporter {
         let title = metadata(package).title
         for itemref in package.all("itemref") {
             if let send = onStart, walker.builder.scalars >= DocumentWorker.startScalars {
-                send(walker.builder.text, title)
+                send(DocumentStart(text: walker.builder.text, title: title, languages: walker.languageSpans))
                 onStart = nil
             }
             guard let idref = itemref.attributes["idref"], let item = manifest[idref], starts[item.href] == nil,

@@ -39,7 +39,7 @@ enum PDFImporter {
 
     /// The text and structure of the PDF in `bytes`, opened with `open`.
     /// `onStart` gets the text of the first `PDFText.firstWindow` pages, when more follow.
-    static func read(_ bytes: [UInt8], open: PDFOpener, onStart: ((String, String?) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
+    static func read(_ bytes: [UInt8], open: PDFOpener, onStart: ((DocumentStart) -> Void)? = nil) throws(ImportError) -> ImportedDocument {
         let password = getenv(passwordVariable).map { String(cString: $0) }
         let pdf: any PDFPages
         switch open(bytes, password) {
@@ -54,7 +54,7 @@ enum PDFImporter {
         for window in PDFText.windows(pageCount: count) {
             joiner.add(window.map { pdf.text(ofPage: $0) })
             if window.lowerBound == 0, count > window.upperBound, let onStart, joiner.builder.text.contains(where: { !$0.isWhitespace }) {
-                onStart(joiner.builder.text, pdf.title)
+                onStart(DocumentStart(text: joiner.builder.text, title: pdf.title))
             }
         }
         let (text, pageStarts) = joiner.finish()

@@ -54,12 +54,12 @@ final class DocumentReader {
     /// Reads the document open on `descriptor` (taken: closed by this call or the child) as `format` (a
     /// `DocumentFormat` raw value, or "zip"), and calls `done` once on the main loop with its text and
     /// structure, or one line that says why it cannot be read. `password` opens an encrypted PDF; it reaches
-    /// the worker in its environment, which only this user can read, never in its arguments.
+    /// the worker in its environment or its handoff message, never in its arguments.
     ///
-    /// `onStart` is called first, once, with the start of the text and the title, when the worker sends them
-    /// before the whole (`ImportedDocument.encodedStart`: long EPUBs and PDFs); the whole text then begins
-    /// with that start.
-    func read(descriptor: Int32, format: String, password: String? = nil, onStart: ((String, String?) -> Void)? = nil,
+    /// `onStart` is called first, once, with the start of the text, the title and the start's language marks,
+    /// when the worker sends them before the whole (`ImportedDocument.encodedStart`: long EPUBs and PDFs); the
+    /// whole text then begins with that start.
+    func read(descriptor: Int32, format: String, password: String? = nil, onStart: ((DocumentStart) -> Void)? = nil,
               done: @escaping (Result<ImportedDocument, DocumentFailure>) -> Void) {
         let program = argv(format)
         let child: ChildProcess
@@ -96,10 +96,10 @@ final class DocumentReader {
                 guard let n else { return true }  // nothing more for now
                 if n == 0 { break }
                 job.output.append(contentsOf: chunk[..<n])
-                if !job.startSeen, let (text, title, used) = ImportedDocument.decodeStart(job.output) {
+                if !job.startSeen, let (start, used) = ImportedDocument.decodeStart(job.output) {
                     job.startSeen = true
                     job.output.removeFirst(used)
-                    onStart?(text, title)
+                    onStart?(start)
                 }
                 if !job.sized { job.sized = Self.reserveForText(&job.output) }
                 if job.output.count > Self.maximumOutputBytes {

@@ -24,16 +24,18 @@ extension Reader {
         textRequests &+= 1
         let request = textRequests
         let superseded = DBusError.failed("\(options.title ?? "the document") was not read: another text was asked for while it was being opened")
-        let onStart: ((String, String?) -> Void)? = options.queue || bookmarked ? nil : { [weak self] text, title in
+        let onStart: ((DocumentStart) -> Void)? = options.queue || bookmarked ? nil : { [weak self] start in
             guard let self else { return }
             guard self.textRequests == request else {
                 started = 0
                 return done(.failure(superseded))
             }
             var o = options
-            o.title = title ?? options.title
+            o.title = start.title ?? options.title
+            var structure = TextStructure()
+            structure.languages = start.languages
             do throws(DBusError) {
-                let id = try self.speak(text, options: o, awaitingWhole: true)
+                let id = try self.speak(start.text, options: o, structure: structure, awaitingWhole: true)
                 started = id
                 done(.success(id))
             } catch {
@@ -84,8 +86,8 @@ extension Reader {
         }
         var options = held.options
         options.title = document.structure.title ?? options.title
-        // The start was cut with no language marks (the start record carries none): marks within its sentences
-        // already cut are dropped, so that the whole begins as the start did and is not read again.
+        // The sentences already cut were cut with the start's own marks (those of the whole, up to the start's
+        // end): the whole's marks apply after them, so that the whole begins as the start did.
         var structure = document.structure
         let cut = held.utterance.sentences.last?.range.upperBound ?? 0
         structure.languages = structure.languages.compactMap { span in

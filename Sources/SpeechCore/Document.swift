@@ -66,35 +66,66 @@ public struct ImportedDocument: Equatable, Sendable {
     /// `encoded` without the text: the header lines, which the text follows (the worker writes the two
     /// separately, so that a long text is not copied once more).
     public var encodedHead: [UInt8] {
-        func line(_ s: String) -> String { String(s.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }) }
+        let line = Self.oneLine
         var head = "lector-document 1\n"
         if let title = structure.title { head += "title\t\(line(title))\n" }
         for author in structure.authors { head += "author\t\(line(author))\n" }
         if let language = structure.language { head += "language\t\(line(language))\n" }
         for c in structure.chapters { head += "chapter\t\(c.level)\t\(c.start)\t\(line(c.title))\n" }
-        // `span START END TAG`: a language span (`TextStructure.languages`), offsets in scalars.
-        for s in structure.languages { head += "span\t\(s.range.lowerBound)\t\(s.range.upperBound)\t\(line(s.language))\n" }
+        for span in structure.languages { head += Self.spanLine(span) }
         head += "text\t\(text.utf8.count)\n"
         return Array(head.utf8)
     }
 
     /// The start of a long document's text, sent by the worker before the whole: `lector-start`, the text's
-    /// UTF-8 length and the title (tab-separated, one line), then the text. The whole text begins with it.
-    public static func encodedStart(_ text: String, title: String?) -> [UInt8] {
-        let title = (title ?? "").map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }
-        return Array("lector-start\t\(text.utf8.count)\t\(String(title))\n".utf8) + Array(text.utf8)
+    /// UTF-8 length, how many span lines follow and the title (tab-separated, one line), then the start's
+    /// language spans as `encodedHead` writes them (`span START END TAG`), then the text. The whole text begins
+    /// with it.
+    public static func encodedStart(_ start: DocumentStart) -> [UInt8] {
+        var head = "lector-start\t\(start.text.utf8.count)\t\(start.languages.count)\t\(oneLine(start.title ?? ""))\n"
+        for span in start.languages { head += spanLine(span) }
+        return Array(head.utf8) + Array(start.text.utf8)
     }
 
-    /// The start record at the beginning of `bytes` (see `encodedStart`): its text, title (nil when empty)
-    /// and how many bytes it took; nil when `bytes` do not begin with a whole one.
-    public static func decodeStart(_ bytes: [UInt8]) -> (String, String?, Int)? {
+    /// The start record at the beginning of `bytes` (see `encodedStart`) and how many bytes it took; nil when
+    /// `bytes` do not begin with a whole one.
+    public static func decodeStart(_ bytes: [UInt8]) -> (start: DocumentStart, used: Int)? {
         let prefix = Array("lector-start\t".utf8)
-        guard bytes.starts(with: prefix), let end = bytes.firstIndex(of: 10) else { return nil }
-        let fields = String(decoding: bytes[prefix.count..<end], as: UTF8.self).split(separator: "\t", maxSplits: 1,
+        guard bytes.starts(with: prefix), var end = bytes.firstIndex(of: 10) else { return nil }
+        let fields = String(decoding: bytes[prefix.count..<end], as: UTF8.self).split(separator: "\t", maxSplits: 2,
                                                                                        omittingEmptySubsequences: false)
-        guard let count = fields.first.flatMap({ Int($0) }), bytes.count - (end + 1) >= count else { return nil }
-        let title = fields.count > 1 && !fields[1].isEmpty ? String(fields[1]) : nil
-        return (String(decoding: bytes[(end + 1)..<(end + 1 + count)], as: UTF8.self), title, end + 1 + count)
+        guard fields.count == 3, let count = Int(fields[0]), let spanCount = Int(fields[1]), count >= 0, spanCount >= 0
+        else { return nil }
+        var languages: [LanguageSpan] = []
+        for _ in 0..<spanCount {
+            guard let next = bytes[(end + 1)...].firstIndex(of: 10) else { return nil }
+            let line = String(decoding: bytes[(end + 1)..<next], as: UTF8.self)
+            guard let span = parseSpan(line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false).map(String.init),
+                                       after: languages.last) else { return nil }
+            languages.append(span)
+            end = next
+        }
+        guard bytes.count - (end + 1) >= count else { return nil }
+        let text = String(decoding: bytes[(end + 1)..<(end + 1 + count)], as: UTF8.self)
+        return (DocumentStart(text: text, title: fields[2].isEmpty ? nil : String(fields[2]), languages: languages), end + 1 + count)
+    }
+
+    /// `value` on one line: line feeds, carriage returns and tabs made spaces.
+    static func oneLine(_ value: String) -> String {
+        String(value.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 })
+    }
+
+    /// `span START END TAG`: a language span (`TextStructure.languages`), offsets in scalars.
+    static func spanLine(_ span: LanguageSpan) -> String {
+        "span\t\(span.range.lowerBound)\t\(span.range.upperBound)\t\(oneLine(span.language))\n"
+    }
+
+    /// The span a `span` line's fields hold, if it is one that may follow `previous` (sorted, not overlapping,
+    /// never empty, as the worker makes them; anything else is not its output).
+    static func parseSpan(_ fields: [String], after previous: LanguageSpan?) -> LanguageSpan? {
+        guard fields.count == 4, fields[0] == "span", let start = Int(fields[1]), let end = Int(fields[2]),
+              start >= 0, start < end, start >= previous?.range.upperBound ?? 0 else { return nil }
+        return LanguageSpan(range: start..<end, language: fields[3])
     }
 
     /// Reads what `encoded` wrote; nil for anything else (a worker that died half way, or garbage).
@@ -120,10 +151,8 @@ public struct ImportedDocument: Equatable, Sendable {
                 guard let level = Int(fields[1]), let start = Int(fields[2]) else { return nil }
                 structure.chapters.append(Chapter(title: fields[3], start: start, level: level))
             case ("span", 4):
-                // Sorted and not overlapping, as the worker makes them; anything else is not its output.
-                guard let start = Int(fields[1]), let end = Int(fields[2]), start >= 0, start < end,
-                      start >= structure.languages.last?.range.upperBound ?? 0 else { return nil }
-                structure.languages.append(LanguageSpan(range: start..<end, language: fields[3]))
+                guard let span = Self.parseSpan(fields, after: structure.languages.last) else { return nil }
+                structure.languages.append(span)
             case ("text", 2):
                 guard let count = Int(fields[1]), count == bytes.count - index else { return nil }
                 self.init(text: String(decoding: bytes[index...], as: UTF8.self), structure: structure)
@@ -132,6 +161,24 @@ public struct ImportedDocument: Equatable, Sendable {
             }
         }
         return nil
+    }
+}
+
+/// The start of a long document, sent by the worker before the whole (`ImportedDocument.encodedStart`): the
+/// whole text begins with `text`.
+public struct DocumentStart: Equatable, Sendable {
+    /// The text of the first pages or content documents.
+    public var text: String
+    /// The document's title, if it has one.
+    public var title: String?
+    /// The language marks within `text` (as `TextStructure.languages`, elements still open ending with `text`).
+    public var languages: [LanguageSpan]
+
+    /// A start of `text`, with its `title` and `languages`.
+    public init(text: String, title: String?, languages: [LanguageSpan] = []) {
+        self.text = text
+        self.title = title
+        self.languages = languages
     }
 }
 

@@ -20,4 +20,22 @@ struct DocumentWorkerWireTests {
         #expect(DocumentWorkerWire.parseHandoff([]) == nil)
         #expect(DocumentWorkerWire.parseHandoff(Array("\nsecret".utf8)) == nil)
     }
+
+    @Test func aStartCarriesItsTitleAndMarksAndIsTakenOnlyOnceWhole() throws {
+        let start = DocumentStart(text: "Calm. Il dit bonsoir. Fin.", title: "A\tLog",
+                                  languages: [LanguageSpan(range: 5..<21, language: "fr")])
+        let bytes = ImportedDocument.encodedStart(start) + Array("lector-document 1\n".utf8)
+        let (decoded, used) = try #require(ImportedDocument.decodeStart(bytes))
+        #expect(decoded == DocumentStart(text: start.text, title: "A Log", languages: start.languages))
+        #expect(used == bytes.count - "lector-document 1\n".utf8.count)
+        for cut in [0, 10, 30, used - 1] {
+            #expect(ImportedDocument.decodeStart(Array(bytes[..<cut])) == nil, "taken when cut at \(cut)")
+        }
+        let untitled = ImportedDocument.encodedStart(DocumentStart(text: "Only text.", title: nil))
+        #expect(ImportedDocument.decodeStart(untitled)?.start == DocumentStart(text: "Only text.", title: nil))
+        // Spans out of order are not the worker's output.
+        let disordered = DocumentStart(text: "abcdefgh", title: nil, languages: [LanguageSpan(range: 4..<6, language: "de"),
+                                                                             LanguageSpan(range: 1..<3, language: "fr")])
+        #expect(ImportedDocument.decodeStart(ImportedDocument.encodedStart(disordered)) == nil)
+    }
 }
