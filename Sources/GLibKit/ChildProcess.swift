@@ -50,9 +50,10 @@ public final class ChildProcess {
     /// e.g. an open file) as the child's stdin instead of a pipe (`g_subprocess_launcher_take_stdin_fd`), and
     /// `environment` set in the child's environment besides this process's.
     ///
-    /// - Throws: `GLibError` when the program cannot be started.
+    /// - Throws: `GLibError` when the program cannot be started; `standardInput` is closed then too.
     public init(argv: [String], standardInput: Int32, environment: [String: String] = [:]) throws(GLibError) {
         guard !argv.isEmpty else {
+            close(standardInput)
             throw GLibError(domain: "g-exec-error-quark", code: 0, message: "No program to start")
         }
         let launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE)!

@@ -68,7 +68,6 @@ final class DocumentReader {
         } else {
             let environment = password.map { [DocumentWorkerWire.passwordVariable: $0] } ?? [:]
             do { child = try ChildProcess(argv: program + [format], standardInput: descriptor, environment: environment) } catch {
-                close(descriptor)
                 done(.failure(DocumentFailure(message: "cannot start the document reader: \(error.message)")))
                 return
             }
