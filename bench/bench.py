@@ -320,6 +320,15 @@ def proc_status(pid, key):
     return None
 
 
+def running(pid):
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def children(pid):
     out = []
     for d in os.listdir("/proc"):
@@ -478,10 +487,16 @@ class Bench:
                 continue
             for pid in children(sd_pid):
                 os.kill(pid, signal.SIGTERM)
-            try:
-                os.kill(sd_pid, signal.SIGTERM)
-            except OSError:
-                pass
+            # speech-dispatcher (0.11) can miss a SIGTERM that comes while its module is exiting, and with
+            # `-t 0` it never leaves by itself: ask again each second, then kill it.
+            for attempt in range(4):
+                try:
+                    os.kill(sd_pid, signal.SIGKILL if attempt == 3 else signal.SIGTERM)
+                except OSError:
+                    break
+                deadline = time.perf_counter() + 1
+                while time.perf_counter() < deadline and running(sd_pid):
+                    time.sleep(0.05)
         if self.daemon and self.daemon.poll() is None:
             self.daemon.terminate()
             try:

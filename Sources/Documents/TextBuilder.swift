@@ -23,16 +23,27 @@ struct TextBuilder {
     mutating func append(_ piece: some StringProtocol) {
         var run = ""
         for scalar in piece.unicodeScalars {
-            if scalar.properties.isWhitespace || scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+            if Self.separates(scalar) {
                 if !run.isEmpty { emit(run); run = "" }
                 gap = max(gap, .space)
-            } else if scalar.value == 0xAD {
-                continue  // a soft hyphen is where a word may break, not a character
-            } else {
+            } else if scalar.value != 0xAD {  // a soft hyphen is where a word may break, not a character
                 run.unicodeScalars.append(scalar)
             }
         }
         if !run.isEmpty { emit(run) }
+    }
+
+    /// Whether `scalar` is white space (Unicode's White_Space property, PropList.txt: U+0009–000D, 0020, 0085,
+    /// 00A0, 1680, 2000–200A, 2028, 2029, 202F, 205F, 3000) or a C0 or C1 control character, which become
+    /// spaces. Spelled out, because `Unicode.Scalar.Properties.isWhitespace` looks the property up in the
+    /// runtime's tables on every call (half the time of extracting a long EPUB went there).
+    static func separates(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        if v < 0x80 { return v <= 0x20 || v == 0x7F }
+        if v <= 0xA0 { return true }
+        if v < 0x1680 { return false }
+        return v == 0x1680 || (0x2000...0x200A).contains(v) || v == 0x2028 || v == 0x2029 || v == 0x202F
+            || v == 0x205F || v == 0x3000
     }
 
     private mutating func emit(_ run: String) {
