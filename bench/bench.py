@@ -320,6 +320,21 @@ def proc_status(pid, key):
     return None
 
 
+def pids_with_argument(argument):
+    """The processes with `argument` among their command-line arguments (/proc/PID/cmdline)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                if argument.encode() in f.read().split(b"\0"):
+                    pids.append(int(entry))
+        except OSError:
+            pass
+    return pids
+
+
 def running(pid):
     """Whether process `pid` exists and is not a zombie."""
     try:
@@ -482,9 +497,12 @@ class Bench:
                     closer.close()
                 except Exception:
                     pass
-        for sd_pid in (self.sd_pid, getattr(self, "sd_lector_pid", None)):
-            if not sd_pid:
-                continue
+        # The pid files can name a process of speech-dispatcher's start that is gone by now: the servers are
+        # also found by the socket path on their command line, which holds this run's own folder.
+        started = [pid for pid in (self.sd_pid, getattr(self, "sd_lector_pid", None)) if pid]
+        found = [pid for sock in (self.sd_sock, getattr(self, "sd_lector_sock", None)) if sock
+                 for pid in pids_with_argument(sock)]
+        for sd_pid in sorted(set(started + found)):
             for pid in children(sd_pid):
                 os.kill(pid, signal.SIGTERM)
             # speech-dispatcher (0.11) can miss a SIGTERM that comes while its module is exiting, and with
