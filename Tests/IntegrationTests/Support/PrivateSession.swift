@@ -246,6 +246,11 @@ final class PrivateSession: @unchecked Sendable {
     /// - Throws: `HarnessError` with its log when it exits or does not own the name within 10 s.
     @discardableResult
     func startDaemon(_ arguments: [String] = [], environment overrides: [String: String] = [:]) async throws -> BackgroundProcess {
+        // A daemon of an earlier test may still be exiting (tests end theirs with a detached `stop()`): a new
+        // daemon started now would find the name taken, and the test would talk to the old one.
+        if lock.withLock({ daemons.contains(where: \.isRunning) }) {
+            _ = await eventually(timeout: 5, every: .milliseconds(20)) { await nameOwner(Lector.busName) == nil }
+        }
         let n = lock.withLock { () -> Int in
             daemonCount += 1
             return daemonCount
