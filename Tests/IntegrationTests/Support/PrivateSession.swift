@@ -242,7 +242,8 @@ final class PrivateSession: @unchecked Sendable {
     }
 
     /// Starts `lector daemon ARGUMENTS…` in the foreground of a child process (its log kept in the session folder),
-    /// with the session's environment plus `overrides`, and waits until it owns its bus name.
+    /// with the session's environment plus `overrides`, and waits until it owns its bus name. While a daemon it
+    /// started earlier still runs, it first waits up to 5 s for that name to be free.
     /// - Throws: `HarnessError` with its log when it exits or does not own the name within 10 s.
     @discardableResult
     func startDaemon(_ arguments: [String] = [], environment overrides: [String: String] = [:]) async throws -> BackgroundProcess {
