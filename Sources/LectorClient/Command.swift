@@ -86,9 +86,14 @@ public enum Command {
         let parser = OptionParser(parameterString: "COMMAND [OPTION…]",
                                   summary: "Reads text aloud with eSpeak NG; a media player on the session bus (MPRIS).\n\nCommands:\n" + list.joined(separator: "\n"),
                                   description: "`lector COMMAND --help` describes each command.")
+        let version = parser.flag("version", "Print Lector's version and exit")
         do { _ = try parser.parse(arguments) } catch {
             printError(error.description)
             return 2
+        }
+        if version.value {
+            print("lector \(LectorVersion.string)")
+            return 0
         }
         fputs(parser.helpText, stdout)
         return arguments.count > 1 ? 0 : 2

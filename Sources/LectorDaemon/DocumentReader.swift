@@ -43,7 +43,7 @@ final class DocumentReader {
 
     /// How the document worker for `format` is started: `lector-document-pdf` for a PDF, `lector-document`
     /// for the rest, found by `siblingExecutable` (next to this executable: the build folder, or
-    /// PREFIX/libexec where meson installs them). They alone link the document libraries (libxml2, libarchive,
+    /// PREFIX/libexec/lector where meson installs them). They alone link the document libraries (libxml2, libarchive,
     /// cmark, and for PDFs poppler with its 41 libraries; ICU comes with libxml2), so the daemon maps none of
     /// them and a document's worker starts fast; a document that is not a PDF does not wait for poppler's.
     static func workerArgv(format: String) -> [String] {
