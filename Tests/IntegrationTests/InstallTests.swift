@@ -72,7 +72,8 @@ extension Integration {
                 #expect(text.contains("ExecStart=/usr/bin/lector daemon") && text.contains("BusName=org.lector.Lector"), "\(text)")
             }
 
-            // One version: the installed lector prints it, and the metainfo's release and the manual page say the same.
+            // One version: the installed lector prints it, and the metainfo's release, the manual page and the
+            // README's package name say the same.
             let printed = try await session.run("\(usr)/bin/lector", ["--version"])
             let version = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                 .replacingOccurrences(of: "lector ", with: "")
@@ -81,6 +82,8 @@ extension Integration {
             #expect(metainfo.contains("<release version=\"\(version)\""), "the metainfo's release is not \(version)")
             let manual = try String(contentsOfFile: "\(usr)/share/man/man1/lector.1", encoding: .utf8)
             #expect(manual.contains("\"Lector \(version)\""), "the manual page is not of \(version)")
+            let readme = try String(contentsOf: Paths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+            #expect(readme.contains("lector_\(version)_amd64.deb"), "the README does not install lector_\(version)_amd64.deb")
 
             // The installed daemon: its DesktopEntry is the installed entry's name, its art the installed icon.
             let daemon = try session.spawn("\(usr)/bin/lector", ["daemon", "--instance"], tag: "installed")
