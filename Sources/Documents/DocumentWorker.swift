@@ -142,10 +142,12 @@ public enum DocumentWorker {
     }
 
     /// `LECTOR_TEST_DOCUMENT_FAULT=abort:TEXT`, `hang:TEXT` or `slow:TEXT` makes the worker abort, hang, or
-    /// wait one second on documents that contain TEXT, for the end-to-end tests; nothing in Lector sets it.
+    /// wait one second on documents that contain TEXT, for the end-to-end tests; read by debug builds only,
+    /// and nothing in Lector sets it.
     static let faultVariable = "LECTOR_TEST_DOCUMENT_FAULT"
 
     private static func injectFault(into bytes: [UInt8]) {
+        #if DEBUG
         guard let value = getenv(faultVariable).map({ String(cString: $0) }), let colon = value.firstIndex(of: ":") else { return }
         let trigger = Array(value[value.index(after: colon)...].utf8)
         guard !trigger.isEmpty, bytes.count >= trigger.count,
@@ -156,6 +158,7 @@ public enum DocumentWorker {
         case "slow": sleep(1)
         default: return
         }
+        #endif
     }
 
     private static func readInput() -> Result<[UInt8], ImportError> {
