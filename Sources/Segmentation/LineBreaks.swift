@@ -54,8 +54,12 @@ public enum LineBreaks {
         let width = self.width(of: lines)
         var ranges: [Range<Int>] = []
         var blockStart = true
+        var signature = false
         for i in 0..<lines.count - 1 {
             let a = lines[i], b = lines[i + 1]
+            // After an e-mail signature's delimiter ("-- "), every line is its writer's.
+            signature = signature || scalars[a.prefixEnd..<a.end].filter { !$0.properties.isWhitespace } == ["-", "-"]
+            if signature { continue }
             if a.blank { blockStart = true; continue }
             defer { blockStart = false }
             guard isSoft(a, b, width: width, firstOfBlock: blockStart) else { continue }

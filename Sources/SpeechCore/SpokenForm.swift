@@ -10,7 +10,8 @@
 /// - numbers of 16 digits or more and hexadecimal hashes (seven hexadecimal digits or more with at least two
 ///   digits and a letter, dashes allowed: commit ids, UUIDs) and the space before them;
 /// - runs of symbols: three or more of the same one of `= - _ * # ~ + ^ | / \ < >` (or four dots) among these
-///   symbols, and box drawing and block elements (U+2500–U+259F), read as a space;
+///   symbols, two alone, a table's `|` between spaces, and box drawing and block elements (U+2500–U+259F),
+///   read as a space;
 /// - emoji: a run of the same emoji (spaces between allowed) read once, or none read.
 public enum SpokenForm {
     /// The spoken form of `written` (a sentence), or nil when it is read as written.
@@ -136,7 +137,12 @@ public enum SpokenForm {
             let long = digits == token.count && digits >= 16
             let hash = hex && digits >= 2 && letters >= 1
                 && (digits + letters >= 7 && !token.contains("-") || digits + letters >= 32)
-            if long || hash { b.replace(withSpaceBefore(i..<end, s), with: "") }
+            if long || hash {
+                var range = withSpaceBefore(i..<end, s)
+                // "its hash, 9f86…, against" reads "its hash, against".
+                if range.lowerBound > 0 && end < s.count && s[end] == "," && s[range.lowerBound - 1] == "," { range = range.lowerBound - 1..<end }
+                b.replace(range, with: "")
+            }
             i = end
         }
     }
@@ -155,7 +161,9 @@ public enum SpokenForm {
             let dots = run.allSatisfy { $0 == "." } && run.count >= 4
             // Two signs alone are a rule too (an e-mail signature's "--").
             let alone = run.count >= 2 && s[..<i].allSatisfy(isSpace) && s[end...].allSatisfy(isSpace)
-            if run.contains(where: box) || most >= 3 || dots || alone { b.replace(i..<end, with: " ") }
+            // A table's cell separator: a `|` between spaces (or a line's ends).
+            let cell = run.count == 1 && s[i] == "|" && (i == 0 || isSpace(s[i - 1])) && (end == s.count || isSpace(s[end]))
+            if run.contains(where: box) || most >= 3 || dots || alone || cell { b.replace(i..<end, with: " ") }
             i = end
         }
     }
