@@ -91,7 +91,7 @@ let package = Package(
         // The daemon and the worker, wired together
         .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "VorbisPackets", "Audiobook"]),
         // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)
-        .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "GtkKit"]),
+        .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "SpeechCore", "GLibKit", "GtkKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),

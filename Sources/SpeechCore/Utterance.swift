@@ -25,6 +25,11 @@ public struct Sentence: Equatable, Sendable {
     /// The language and voice it is read with: an index into `Utterance.voices` (0, the utterance's first
     /// voice, unless a text mixes languages).
     public var voice: Int
+    /// What the engine reads when it differs from `text` (a web address read as its host, a citation marker
+    /// left out: see `SpokenForm`), with the map from its offsets back to `text`'s; nil: `text` is read.
+    public var spoken: SpokenText?
+    /// What the engine reads for a plain sentence: `spoken`'s text, else `text`.
+    public var heard: String { spoken?.text ?? text }
     /// For an SSML utterance: the SSML document (`<speak>…</speak>`) the synthesizer reads for this
     /// sentence, whose text content is `text`; nil for plain text, which is read as `text`.
     public var markup: String?
