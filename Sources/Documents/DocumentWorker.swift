@@ -28,6 +28,7 @@ public enum DocumentWorker {
     /// does not link poppler). Returns the exit status.
     public static func run(format: String, pdf: PDFOpener? = nil) -> Int32 {
         limitResources()
+        fixTimeZone()
         let result: Result<ImportedDocument, ImportError>
         switch readInput() {
         case .success(let bytes):
@@ -54,6 +55,7 @@ public enum DocumentWorker {
     /// status: 0 without reading anything when the daemon closes the socket (it exits, or drops the worker).
     public static func runWaiting(pdf: PDFOpener? = nil, warmUp: () -> Void = warmUpParsers) -> Int32 {
         limitResources()
+        fixTimeZone()
         setProcessName("lector-doc-wait")
         warmUp()
         let message: (bytes: [UInt8], descriptor: FileDescriptor?)
@@ -87,6 +89,14 @@ public enum DocumentWorker {
         setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
         limit = rlimit(rlim_cur: maximumCPUSeconds, rlim_max: maximumCPUSeconds)
         setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
+    }
+
+    /// Sets the time zone to UTC (`TZ=UTC0`). Nothing the worker writes depends on it, and without `TZ` glibc's
+    /// `mktime`, which libarchive calls for every zip entry's DOS date, looks at `/etc/localtime` again on each
+    /// call (a `stat` per entry header).
+    private static func fixTimeZone() {
+        setenv("TZ", "UTC0", 1)
+        tzset()
     }
 
     /// Sets the name the kernel shows for this process (`/proc/self/comm`, at most 15 bytes; prctl(2)'s

@@ -20,9 +20,11 @@ enum HTMLImporter {
     /// The text and structure of the HTML document in `bytes`. Bytes without a declared encoding are taken as
     /// UTF-8 when they are valid UTF-8 (libxml2 would take ISO-8859-1).
     static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
-        guard let root = MarkupParser.html(bytes, encoding: declaresEncoding(bytes) ? nil : "UTF-8") else {
-            throw .nothingToRead("the HTML holds no text")
+        let parsed: MarkupElement?
+        do { parsed = try MarkupParser.html(bytes, encoding: declaresEncoding(bytes) ? nil : "UTF-8") } catch {
+            throw .malformed("cannot read the HTML whole: \(error)")
         }
+        guard let root = parsed else { throw .nothingToRead("the HTML holds no text") }
         var structure = metadata(root)
         let article = article(of: root)
         var walker = DocumentWalker(role: role(in: article))
