@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+extension Integration {
+    /// What a listener hears of documents and files as people have them: only text, and only the words they
+    /// want (no running headers, navigation, front matter); files that are not text refused in one line.
+    @Suite(.privateSession)
+    struct DocumentsHeard {
+        static func text(_ session: PrivateSession) throws -> String {
+            let bus = try BusConnection(address: session.busAddress)
+            return bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+        }
+
+        @Test("a file that is neither text nor a document is refused in one line (SpeakFile, OpenUri), unless --format text insists")
+        func binariesAreRefused() async throws {
+            let session = try await world()
+            let program = session.directory.appendingPathComponent("program")
+            try FileManager.default.copyItem(atPath: Paths.lectorBinary, toPath: program.path)
+            let gzip = session.directory.appendingPathComponent("notes.txt.gz")
+            let zipped = try await session.run("sh", ["-c", "printf 'Some words to squeeze.\\n' | gzip -c > '\(gzip.path)'"])
+            try #require(zipped.status == 0, "\(zipped)")
+            for (file, type) in [(program.path, "application/x-executable"), (gzip.path, "application/gzip")] {
+                let read = try await session.lector(["read", "--file", file])
+                #expect(read.status == 1 && read.stderr.split(separator: "\n").count == 1 && read.stderr.contains(type)
+                        && read.stderr.contains("--format text"), "\(read)")
+            }
+            let opened = try await session.run(
+                "gdbus", ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector", "--object-path", "/org/mpris/MediaPlayer2",
+                          "--method", "org.mpris.MediaPlayer2.Player.OpenUri", program.absoluteString], timeout: 10)
+            #expect(opened.status != 0 && opened.stderr.contains("not a text document"), "\(opened)")
+            #expect(try await session.status().state != "playing")
+
+            // Text coloured with terminal escapes is text (GIO takes ESC for binary).
+            let coloured = session.directory.appendingPathComponent("build.log")
+            try Data("\u{1B}[1mBuild finished.\u{1B}[0m Every test passed.\n".utf8).write(to: coloured)
+            let log = try await session.lector(["read", "--lang", "en", "--file", coloured.path])
+            let logText = try Self.text(session)
+            #expect(log.status == 0 && logText.contains("Build finished. Every test passed."), "\(log)\n\(logText)")
+
+            let insisted = try await session.lector(["read", "--lang", "en", "--format", "text", "--file", program.path])
+            #expect(insisted.status == 0, "\(insisted)")
+            try await session.quiesce()
+        }
+    }
+}
