@@ -161,9 +161,7 @@ enum PDFText {
                trimmed.count < typical / 2 {
                 // A short line without punctuation (a heading, a caption) is a sentence of its own.
                 builder.breakParagraph()
-                let start = builder.nextStart
                 builder.append(words)
-                builder.endSentence(since: start)
                 builder.breakParagraph()
                 return
             }

@@ -50,6 +50,29 @@ public struct Sentence: Equatable, Sendable {
         self.voice = voice
         self.markup = markup
     }
+
+    /// What the engine reads of a plain-text sentence: `text`, with a full stop after it when it ends a line
+    /// (a line break or the end of the text follows, spaces aside) without ending in punctuation that ends a
+    /// sentence or clause (Unicode's Terminal_Punctuation, closing brackets and quotes aside). Headings, list
+    /// items and table rows keep their text as written (the window shows it), yet are read as sentences that
+    /// end there: Piper's models take the falling intonation and pause from the final punctuation, and eSpeak
+    /// NG reads the end of its input as a full stop either way. A piece cut inside a long sentence goes on
+    /// on the same line, and gets none.
+    public var spokenText: String {
+        let base = textSlice.base.unicodeScalars
+        var after = textSlice.endIndex
+        while after < base.endIndex, base[after] == " " || base[after] == "\t" { base.formIndex(after: &after) }
+        if after < base.endIndex, !"\n\r\u{85}\u{2028}\u{2029}".unicodeScalars.contains(base[after]) { return text }
+        for scalar in textSlice.unicodeScalars.reversed() {
+            switch scalar.properties.generalCategory {
+            case .closePunctuation, .finalPunctuation: continue
+            case _ where scalar == "\"" || scalar == "'": continue
+            case _ where scalar.properties.isTerminalPunctuation || scalar == "\u{2026}": return text
+            default: return text + "."
+            }
+        }
+        return text
+    }
 }
 
 /// A language and the voice that reads it, for the sentences of an utterance in that language.

@@ -7,8 +7,33 @@ extension Integration {
     @Suite(.privateSession)
     struct DocumentsHeard {
         static func text(_ session: PrivateSession) throws -> String {
-            let bus = try BusConnection(address: session.busAddress)
-            return bus.property("org.lector.Lector", "/org/lector/Lector", "org.lector.Lector1", "Text") ?? ""
+            try BusConnection(address: session.busAddress).lectorText ?? ""
+        }
+
+        @Test("DOCX and ODT tables made by pandoc: a row is one sentence, cells separated; headings gain no full stop",
+              arguments: ["docx", "odt"])
+        func tablesAreReadByRows(format: String) async throws {
+            let session = try await world()
+            let source = session.directory.appendingPathComponent("table.md")
+            try Data("""
+                # Counts
+
+                | File | Lines | Words |
+                |------|------:|------:|
+                | README | 120 | 900 |
+                | COPYING | 674 | 5600 |
+
+                The table ends here.
+                """.utf8).write(to: source)
+            let document = session.directory.appendingPathComponent("table.\(format)").path
+            let made = try await session.run("pandoc", [source.path, "-o", document])
+            try #require(made.status == 0, "pandoc: \(made)")
+            let read = try await session.lector(["read", "--lang", "en", "--file", document])
+            #expect(read.status == 0, "\(read)\n\(session.daemonLogs())")
+            let text = try Self.text(session)
+            #expect(text.hasPrefix("Counts\n\nFile, Lines, Words\nREADME, 120, 900\nCOPYING, 674, 5600\n\nThe table ends here."),
+                    "\(text)")
+            try await session.quiesce()
         }
 
         @Test("a file that is neither text nor a document is refused in one line (SpeakFile, OpenUri), unless --format text insists")
