@@ -120,9 +120,7 @@ public enum DocumentWorker {
             let document: ImportedDocument
             switch format {
             case DocumentFormat.html.rawValue: document = try HTMLImporter.read(bytes)
-            case DocumentFormat.markdown.rawValue:
-                let html = "<html><body>" + Markdown.html(String(decoding: bytes, as: UTF8.self)) + "</body></html>"
-                document = try HTMLImporter.read(Array(html.utf8))
+            case DocumentFormat.markdown.rawValue: document = try readMarkdown(bytes)
             case DocumentFormat.epub.rawValue: document = try EPUBImporter.read(bytes, onStart: onStart)
             case DocumentFormat.odt.rawValue: document = try ODTImporter.read(ZipEntries.read(bytes))
             case DocumentFormat.docx.rawValue: document = try DOCXImporter.read(ZipEntries.read(bytes))
@@ -139,6 +137,18 @@ public enum DocumentWorker {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Markdown: its front matter's title, authors and language are the document's (never read), its body is
+    /// rendered by cmark-gfm and read as an HTML page's `main`, all of it (no article is chosen inside it).
+    static func readMarkdown(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
+        let markdown = Markdown.document(String(decoding: bytes, as: UTF8.self))
+        var document = try HTMLImporter.read(Array(("<html><body><main>" + markdown.html + "</main></body></html>").utf8))
+        let front = markdown.metadata
+        document.structure.title = front.title ?? document.structure.title
+        if !front.authors.isEmpty { document.structure.authors = front.authors }
+        document.structure.language = front.language ?? document.structure.language
+        return document
     }
 
     /// A zip container whose content type GIO did not tell: an EPUB (META-INF/container.xml), an OpenDocument

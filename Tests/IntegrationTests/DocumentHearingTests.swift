@@ -36,6 +36,42 @@ extension Integration {
             try await session.quiesce()
         }
 
+        @Test("Markdown as people write it: front matter is the title, authors and language, never read; footnotes, tables, task lists")
+        func markdownAsPeopleWriteIt() async throws {
+            let session = try await world()
+            let file = session.directory.appendingPathComponent("notes.md")
+            try Data("""
+                ---
+                title: "Keeper's Notes"
+                author: [Ada Keeper, Ben Rower]
+                lang: en-GB
+                ---
+
+                # Evening
+
+                The lamp was lit at dusk.[^oil] The boats came home.
+
+                - [x] Fill the lamp
+                - [ ] Wind the clock
+
+                | Boat | Crew |
+                |------|-----:|
+                | Gull | 3 |
+
+                [^oil]: Whale oil, in those days.
+                """.utf8).write(to: file)
+            let read = try await session.lector(["read", "--file", file.path])
+            #expect(read.status == 0, "\(read)\n\(session.daemonLogs())")
+            let text = try Self.text(session)
+            #expect(text == "Evening\n\nThe lamp was lit at dusk. The boats came home.\n\nFill the lamp\nWind the clock\n\n"
+                    + "Boat, Crew\n\nGull, 3\n\nWhale oil, in those days.", "\(text)")
+            let bus = try BusConnection(address: session.busAddress)
+            let metadata = bus.property("org.mpris.MediaPlayer2.lector", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+                                        "Metadata") ?? ""
+            #expect(metadata.contains("Keeper's Notes") && metadata.contains("'xesam:artist': <['Ada Keeper', 'Ben Rower']>"), "\(metadata)")
+            try await session.quiesce()
+        }
+
         @Test("a file that is neither text nor a document is refused in one line (SpeakFile, OpenUri), unless --format text insists")
         func binariesAreRefused() async throws {
             let session = try await world()
