@@ -34,7 +34,10 @@ let package = Package(
         // Document parsers, used by the document worker only.
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
-        .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        // cmark-gfm: CommonMark with GitHub's extensions (tables, task lists, strikethrough, autolinks, footnotes).
+        .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        // libyaml: the YAML front matter of Markdown (its title, authors, language).
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
@@ -69,7 +72,7 @@ let package = Package(
         .target(name: "GtkKit", dependencies: ["CGtk", "CLectorGtk"]),
         .target(name: "XMLKit", dependencies: ["CXML2"]),
         .target(name: "ArchiveKit", dependencies: ["CArchive"]),
-        .target(name: "MarkdownKit", dependencies: ["CCmark"]),
+        .target(name: "MarkdownKit", dependencies: ["CCmarkGFM", "CYAML"]),
         .target(name: "PDFKit", dependencies: ["CPoppler"]),
         // The selection and the clipboard: X11 (ICCCM, through libxcb) and Wayland (wlr-data-control)
         .target(name: "X11Selection", dependencies: ["CXCB", "SelectionCore"]),
@@ -120,7 +123,7 @@ let package = Package(
         .testTarget(name: "LectorWindowTests", dependencies: ["LectorWindow"]),
         .testTarget(name: "SpeechdModuleTests", dependencies: ["SpeechdModule", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore", "XMLKit", "ArchiveKit"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore", "XMLKit", "ArchiveKit", "MarkdownKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).
         .testTarget(name: "IntegrationTests", dependencies: ["GLibKit", "CGio"]),
