@@ -64,7 +64,8 @@ let package = Package(
         .target(name: "SystemKit", dependencies: ["CLectorFD"]),
         // Thin layers over one C library each
         .target(name: "Segmentation", dependencies: ["CLectorICU", "SpeechCore"]),
-        .target(name: "Synthesis", dependencies: ["CESpeakNG", "SystemKit"]),
+        // SpeechCore for TextCleaner: voice names taken from files are cleaned before they are shown or sent
+        .target(name: "Synthesis", dependencies: ["CESpeakNG", "SpeechCore", "SystemKit"]),
         .target(name: "Audio", dependencies: ["CPulse"]),
         .target(name: "GLibKit", dependencies: ["CGio", "CLectorShims", "SystemKit"]),
         .target(name: "LanguageDetection", dependencies: ["CLectorCLD2"]),

@@ -182,6 +182,26 @@ struct ControlTests {
     }
 }
 
+@Suite("TextCleaner: field")
+struct TextCleanerFieldTests {
+    @Test(arguments: [
+        ("en_US-joe-medium", "en_US-joe-medium"),
+        ("en_US-a\tb-medium", "en_US-a b-medium"),
+        ("en_US-a\nb\r\nc-medium", "en_US-a b c-medium"),
+        ("en_US-\u{1B}]0;owned\u{07}x-medium", "en_US-x-medium"),
+        ("en_US-\u{1B}[31mred\u{1B}[0m-low", "en_US-red-low"),
+        ("a\u{85}b\u{2028}c  \t d", "a b c d"),
+        ("  \t\n ", ""),
+        ("evil\u{202E}txt.exe\u{2066}x\u{2069}", "eviltxt.exex"),
+        ("caf\u{E9}\u{0}!", "caf\u{E9}!"),
+    ])
+    func oneSafeField(_ raw: String, _ expected: String) {
+        let field = TextCleaner.field(raw)
+        #expect(field == expected)
+        #expect(!field.contains("\t") && !field.contains("\n") && !field.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+    }
+}
+
 @Suite("TextCleaner: isReadable")
 struct ReadableTests {
     @Test(arguments: ["", " ", " \t\n\r ", "\u{00A0}\u{2003}\u{3000}", "\u{07}\u{1B}\u{00}\u{7F}\u{85}",
