@@ -123,15 +123,14 @@ extension ReaderWindow {
         applyColours()
     }
 
-    /// The colours of the highlights (and of the text in high contrast), for the style in use.
+    /// The colours of the highlights (and of the text in high contrast), for the style in use: backgrounds
+    /// only, never a text colour on a tag (`HighlightColours`).
     func applyColours() {
         setApplicationCSS(settings.css)
-        let contrast = settings.highContrast || StyleManager.isHighContrast
-        let dark = StyleManager.isDark || settings.highContrast
-        // Sentence: a light wash; word: a strong mark, underlined, so that it shows without colour too.
-        sentenceTag.set("background", contrast ? (dark ? "#1a3a6a" : "#cfe3ff") : dark ? "#3d3a1c" : "#fff4c2")
-        wordTag.set("background", contrast ? "#ffff00" : dark ? "#8a6d00" : "#ffd54a")
-        wordTag.set("foreground", contrast ? "#000000" : dark ? "#ffffff" : "#000000")
-        wordTag.set("underline", 1) // PANGO_UNDERLINE_SINGLE
+        let colours = HighlightColours.forStyle(contrast: settings.highContrast || StyleManager.isHighContrast,
+                                                dark: StyleManager.isDark || settings.highContrast)
+        sentenceTag.setBackground(colours.sentence)
+        wordTag.setBackground(colours.word)
+        wordTag.setUnderlined(true)
     }
 }
