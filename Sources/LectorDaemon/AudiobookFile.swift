@@ -67,9 +67,17 @@ final class AudiobookFile {
     /// Samples at the source rate encoded into the file so far (behind `samples` while segments are encoded).
     var encodedSamples: Int { segmented?.joinedSamples ?? samples }
 
+    /// Chapter marks: their titles and source samples, placed in the audio when the file is complete.
+    private var marks: [(title: String, sample: Int)] = []
+
     /// A chapter mark at the current position.
     func mark(_ title: String) {
-        tags.chapters.append(AudioTags.Mark(title: title, start: samples * 1_000 / sourceRate))
+        marks.append((title, samples))
+    }
+
+    /// Where source sample `sample` is heard in the finished file, ms.
+    func milliseconds(atSample sample: Int) -> Int {
+        (sample + (segmented?.shift(at: sample) ?? 0)) * 1_000 / sourceRate
     }
 
     /// Encodes `pcm` (16-bit mono at the source rate).
@@ -98,6 +106,7 @@ final class AudiobookFile {
                 throw RenderError(message: "cannot write \(path): \(error)")
             }
         }
+        tags.chapters = marks.map { AudioTags.Mark(title: $0.title, start: milliseconds(atSample: $0.sample)) }
         do {
             if let resampler { try writer?.write(resampler.flush()) }
             try writer?.finish()
