@@ -8,7 +8,7 @@ MINUTES of speech at RATE words per minute, renders it with Lector to WAV and to
 file with ffmpeg (at 22,050 Hz) and follows it against the WAV: at each chapter mark, where the audio of
 the chapter's first sentence is (cross-correlated with the WAV around the FLAC's mark, which is the sample
 where that sentence starts), and how far the file's own mark is from it. Prints, per format, the wall and
-CPU time of the rendering, the worst audio lag (followed every 5 s), the worst mark-to-audio error and the decoded duration
+CPU time of the rendering, the worst audio lag (followed every 30 s), the worst mark-to-audio error and the decoded duration
 against the WAV's, and the loudest decoded sample in the WAV's pauses (where a
 join that clicks would show). Figures, never pass/fail. Needs numpy.
 """
@@ -82,13 +82,13 @@ def pauses_peak(decoded, wav, window=RATE // 50):
     return int(np.abs(decoded[:n]).reshape(-1, window)[inner].max())
 
 
-def worst_lag(decoded, wav, step=RATE * 5):
-    """The largest lag of `decoded` behind `wav`, followed every 5 s, samples."""
+def worst_lag(decoded, wav, step=RATE * 30):
+    """The largest lag of `decoded` behind `wav`, followed every 30 s, samples."""
     worst = 0
     for at in range(RATE, len(wav) - RATE, step):
         if np.abs(wav[at:at + RATE // 2]).max() < 1000:
             continue
-        k = lag(decoded, wav, at, reach=RATE)
+        k = lag(decoded, wav, at)
         if k is not None and abs(k) > abs(worst):
             worst = k
     return worst

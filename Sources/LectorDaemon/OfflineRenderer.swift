@@ -74,10 +74,37 @@ struct OfflineRenderer {
         let parts = chapters.enumerated().map { n, chapter in
             var tags = base
             tags.title = chapter.0.title
+            tags.album = base.title
+            tags.track = (n + 1, chapters.count)
             return Part(path: ChapterPlan.splitPath(options.path, number: n + 1, count: chapters.count), tags: tags,
                         firstSentence: n == 0 ? 0 : chapter.1.sentence)
         }
         return (parts, [])
+    }
+
+    /// The most bytes of tags a file of `format` holds: FLAC's metadata block length is 24 bits (RFC 9639
+    /// §8.1), ID3v2's tag size 28 (ID3v2.4 §3.1); Ogg's comment header has no limit of its own and gets FLAC's.
+    static func tagBudget(_ format: AudioFormat) -> Int {
+        format == .mp3 ? (1 << 28) - 1 - 1_024 : (1 << 24) - 1 - 1_024
+    }
+
+    /// `parts` with their tags within what `format` holds (`AudioTags.bounded`; the chapter `marks`, added
+    /// while rendering, are bounded again with the rest when the file is finished), one warning when cut.
+    static func bounding(_ parts: [Part], marks: [(sentence: Int, title: String)], format: AudioFormat) -> [Part] {
+        var cut = false
+        let bounded = parts.map { part in
+            var part = part
+            var all = part.tags
+            all.chapters = marks.map { AudioTags.Mark(title: $0.title, start: 0) }
+            cut = cut || all.bounded(totalBytes: tagBudget(format)).cut
+            part.tags = part.tags.bounded(totalBytes: tagBudget(format)).tags
+            return part
+        }
+        if cut {
+            printError("warning: the title, authors or chapter titles were too long for \(format.rawValue) tags; shortened "
+                       + "(at most \(AudioTags.maximumFieldBytes) bytes each, \(AudioTags.maximumAuthors) authors)")
+        }
+        return bounded
     }
 
     /// Renders to the file(s). Returns the exit status: 0, 1 after one line on failure, 130 when interrupted.
@@ -88,10 +115,13 @@ struct OfflineRenderer {
             if options.splitChapters && utterance.structure.chapters.isEmpty {
                 printError("warning: the text has no chapters; writing one file")
             }
-            let (parts, marks) = self.parts(format: format)
+            let (unbounded, marks) = self.parts(format: format)
+            let parts = OfflineRenderer.bounding(unbounded, marks: marks, format: format)
             var paths = parts.map(\.path)
             if options.splitChapters && parts.count > 1 { paths.append(ChapterPlan.playlistPath(options.path)) }
-            if !options.force, let existing = paths.first(where: { access($0, F_OK) == 0 }) {
+            // A name taken by anything, a dangling link too, is refused (`--force` replaces it, never its target).
+            var status = stat()
+            if !options.force, let existing = paths.first(where: { lstat($0, &status) == 0 }) {
                 throw RenderError(message: "\(existing) exists; --force replaces it")
             }
             return try RenderSession(renderer: self, format: format, parts: parts, marks: marks).run()

@@ -18,6 +18,8 @@ final class RenderSession {
     private var partIndex = -1
     private var nextMark = 0
     private var written: [(path: String, title: String, seconds: Int)] = []
+    /// The parts finished into their hidden files, renamed into place once every one is.
+    private var finished: [AudiobookFile] = []
     private var failure: RenderError?
     private var interrupted = false
     private var synthesisEnded = false
@@ -75,12 +77,16 @@ final class RenderSession {
             }
             if let failure { throw failure }
             try closePart()
-            if parts.count > 1 { try writePlaylist() }
+            let playlist = parts.count > 1 ? try writePlaylist() : nil
+            // Every file is complete beside its place: only now do they take their names.
+            for file in finished { try file.publish() }
+            if let playlist { try publish(playlist, as: ChapterPlan.playlistPath(renderer.options.path)) }
             progress?.finish(audioSeconds: Double(totalSamples) / Double(sampleRate))
             return 0
         } catch {
             progress?.finish()
             file?.abandon()
+            finished.forEach { $0.abandon() }
             TemporaryFiles.removeAll()
             if interrupted {
                 printError("interrupted; no file written")
@@ -151,25 +157,40 @@ final class RenderSession {
         self.file = file
     }
 
+    /// Finishes the part being written into its hidden file; it is renamed into place with the others.
     private func closePart() throws(RenderError) {
         guard let file else { return }
         let part = parts[partIndex]
-        try file.commit()
+        try file.finish()
         self.file = nil
+        finished.append(file)
         earlierParts += file.samples
-        written.append((part.path, part.tags.title ?? "", file.samples / sampleRate))
+        written.append((part.path, part.tags.title ?? "", (file.samples + sampleRate / 2) / sampleRate))
     }
 
-    private func writePlaylist() throws(RenderError) {
+    /// Writes the playlist into a hidden file beside its place (created anew, never through a link) and
+    /// returns that file's path.
+    private func writePlaylist() throws(RenderError) -> String {
         let path = ChapterPlan.playlistPath(renderer.options.path)
+        let (folder, name) = AudiobookFile.split(path)
+        let hidden = "\(folder)/.\(name).\(getpid()).part"
         let text = ChapterPlan.playlist(written)
         do throws(Errno) {
-            let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+            let fd = try FileDescriptor.open(hidden, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o644)
+            TemporaryFiles.add(hidden)
             defer { try? fd.close() }
             try fd.writeAll(Array(text.utf8))
+            guard fsync(fd.rawValue) == 0 else { throw Errno.current }
         } catch {
             throw RenderError(message: "cannot write \(path): \(error)")
         }
+        return hidden
+    }
+
+    /// Renames the hidden file `hidden` to `path` (a file or link there is replaced, never followed).
+    private func publish(_ hidden: String, as path: String) throws(RenderError) {
+        guard rename(hidden, path) == 0 else { throw RenderError(message: "cannot write \(path): \(Errno.current)") }
+        TemporaryFiles.remove(hidden)
     }
 }
 
