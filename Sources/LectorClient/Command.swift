@@ -114,7 +114,7 @@ public enum Command {
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
         let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
-        let format = parser.string("format", "The text's or file's format: html, markdown, epub, odt, docx, pdf or text (default: told by its content); with --output, the audio file's: wav, flac, ogg, opus or mp3 (default: from the extension)", argument: "FORMAT")
+        let format = parser.string("format", "The text's or file's format: html, markdown, epub, odt, docx, pdf or text (default: told by its content); with --output, the audio file's: wav, flac, ogg, opus or mp3, or subtitles: srt or vtt (default: from the extension)", argument: "FORMAT")
         let password = parser.string("password", "The password of an encrypted PDF", argument: "PASSWORD")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")

@@ -22,7 +22,7 @@ struct OfflineRenderer {
     /// The output format `options` ask for.
     /// - Throws: `RenderError` listing the formats for an unknown one.
     static func format(of options: RenderOptions) throws(RenderError) -> AudioFormat {
-        let known = AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        let known = (AudioFormat.allCases.map(\.rawValue) + SubtitleFormat.allCases.map(\.rawValue)).joined(separator: ", ")
         if let name = options.format {
             guard let format = AudioFormat(rawValue: name.lowercased()) else {
                 throw RenderError(message: "unknown format “\(name)”; formats: \(known)")
@@ -110,6 +110,7 @@ struct OfflineRenderer {
     /// Renders to the file(s). Returns the exit status: 0, 1 after one line on failure, 130 when interrupted.
     func run() -> Int32 {
         do throws(RenderError) {
+            if let subtitles = OfflineRenderer.subtitleFormat(of: options) { return try renderSubtitles(subtitles) }
             let format = try OfflineRenderer.format(of: options)
             try OfflineRenderer.checkLimits(options, format: format)
             if options.splitChapters && utterance.structure.chapters.isEmpty {
@@ -129,6 +130,27 @@ struct OfflineRenderer {
             printError(error.message)
             return 1
         }
+    }
+}
+
+extension OfflineRenderer {
+    /// The subtitle format `options` ask for (`--format srt`, or a `.srt` / `.vtt` path without `--format`), else nil.
+    static func subtitleFormat(of options: RenderOptions) -> SubtitleFormat? {
+        if let name = options.format { return SubtitleFormat(rawValue: name.lowercased()) }
+        return SubtitleFormat(fileName: options.path)
+    }
+
+    /// Renders the text's audio to time one cue per sentence and writes only the subtitles.
+    /// - Throws: `RenderError` for an option that applies to audio alone, or a name taken without `--force`.
+    func renderSubtitles(_ subtitles: SubtitleFormat) throws(RenderError) -> Int32 {
+        if options.bitrate != nil { throw RenderError(message: "--bitrate does not apply to \(subtitles.rawValue) subtitles") }
+        if options.splitChapters { throw RenderError(message: "--split chapters does not apply to \(subtitles.rawValue) subtitles") }
+        if let jobs = options.jobs, jobs < 1 || jobs > 64 { throw RenderError(message: "--jobs takes 1 to 64, not \(jobs)") }
+        var status = stat()
+        if !options.force && lstat(options.path, &status) == 0 {
+            throw RenderError(message: "\(options.path) exists; --force replaces it")
+        }
+        return try RenderSession(renderer: self, format: .wav, parts: [], marks: [], subtitles: subtitles).run()
     }
 }
 

@@ -35,9 +35,15 @@ final class RenderSession {
     private var pendingHead = 0
     private var pool: EncoderPool?
     private var synthesis: ParallelSynthesis?
+    /// Subtitles to write instead of audio (`--output book.srt`), else nil.
+    private let subtitleFormat: SubtitleFormat?
+    private var subtitles: SubtitleFile?
 
-    init(renderer: OfflineRenderer, format: AudioFormat, parts: [OfflineRenderer.Part], marks: [(sentence: Int, title: String)]) {
+    /// A session writing `parts` in `format`, or with `subtitles` one subtitle file at the renderer's path.
+    init(renderer: OfflineRenderer, format: AudioFormat, parts: [OfflineRenderer.Part], marks: [(sentence: Int, title: String)],
+         subtitles: SubtitleFormat? = nil) {
         self.renderer = renderer
+        subtitleFormat = subtitles
         self.format = format
         self.parts = parts
         self.marks = marks
@@ -52,7 +58,7 @@ final class RenderSession {
         let synthesis = ParallelSynthesis(renderer.utterance, jobs: max(1, jobs), workerArgv: renderer.workerArgv, loop: loop)
         synthesis.onSentence = { [unowned self] index, pcm in sentence(index, pcm) }
         self.synthesis = synthesis
-        if EncoderPool.encodes(format) {
+        if subtitleFormat == nil && EncoderPool.encodes(format) {
             pool = try EncoderPool(threads: max(1, jobs), format: format, bitrate: renderer.options.bitrate,
                                    sourceRate: sampleRate)
         }
@@ -66,7 +72,11 @@ final class RenderSession {
         }
         defer { signals.forEach { $0.cancel() } }
         do throws(RenderError) {
-            try openPart(0)
+            if let subtitleFormat {
+                subtitles = try SubtitleFile(path: renderer.options.path, format: subtitleFormat, sampleRate: sampleRate)
+            } else {
+                try openPart(0)
+            }
             try synthesis.run()
             synthesisEnded = true
             if interrupted {
@@ -76,17 +86,14 @@ final class RenderSession {
                 return 130
             }
             if let failure { throw failure }
-            try closePart()
-            let playlist = parts.count > 1 ? try writePlaylist() : nil
-            // Every file is complete beside its place: only now do they take their names.
-            for file in finished { try file.publish() }
-            if let playlist { try publish(playlist, as: ChapterPlan.playlistPath(renderer.options.path)) }
+            try complete()
             progress?.finish(audioSeconds: Double(totalSamples) / Double(sampleRate))
             return 0
         } catch {
             progress?.finish()
             file?.abandon()
             finished.forEach { $0.abandon() }
+            subtitles?.close()
             TemporaryFiles.removeAll()
             if interrupted {
                 printError("interrupted; no file written")
@@ -99,6 +106,13 @@ final class RenderSession {
     /// Writes a sentence's audio into the part it belongs to, with the chapter marks that start at it.
     private func sentence(_ index: Int, _ pcm: [Int16]) -> Bool {
         do throws(RenderError) {
+            if let subtitles {
+                try subtitles.add(text: renderer.utterance.sentences[index].text, pcm: pcm)
+                totalSamples += pcm.count
+                progress?.update(done: renderer.utterance.sentences[index].range.upperBound,
+                                 audioSeconds: Double(totalSamples) / Double(sampleRate))
+                return true
+            }
             while partIndex + 1 < parts.count && parts[partIndex + 1].firstSentence <= index {
                 try closePart()
                 try openPart(partIndex + 1)
@@ -155,6 +169,19 @@ final class RenderSession {
             return interrupted
         }
         self.file = file
+    }
+
+    /// Finishes every file and renames them into place, only once all are complete beside their places.
+    private func complete() throws(RenderError) {
+        if let subtitles {
+            try subtitles.finish()
+            try subtitles.publish()
+            return
+        }
+        try closePart()
+        let playlist = parts.count > 1 ? try writePlaylist() : nil
+        for file in finished { try file.publish() }
+        if let playlist { try publish(playlist, as: ChapterPlan.playlistPath(renderer.options.path)) }
     }
 
     /// Finishes the part being written into its hidden file; it is renamed into place with the others.

@@ -102,3 +102,16 @@ import Testing
         #expect(ProgressLine.clock(3_725) == "1:02:05")
     }
 }
+
+@Suite struct SubtitleTests {
+    @Test("Cue clocks: SubRip's comma, WebVTT's dot, hours past 99; a cue's text one line, WebVTT's reserved characters escaped, an arrow broken")
+    func cues() {
+        #expect(SubtitleFormat.srt.clock(3_723_456) == "01:02:03,456" && SubtitleFormat.vtt.clock(7) == "00:00:00.007")
+        #expect(SubtitleFormat.vtt.clock(360_000_000) == "100:00:00.000")
+        #expect(SubtitleFormat.vtt.cue(number: 3, start: 1_000, end: 2_500, text: " A <b> &\n\tB --> C ")
+                == "3\n00:00:01.000 --> 00:00:02.500\nA &lt;b&gt; &amp; B --&gt; C\n\n")
+        #expect(SubtitleFormat.srt.cue(number: 1, start: 0, end: 0, text: "x --> y") == "1\n00:00:00,000 --> 00:00:00,001\nx -> y\n\n")
+        #expect(SubtitleFormat.srt.cue(number: 1, start: 0, end: 10, text: " \n ").isEmpty)
+        #expect(SubtitleFormat(fileName: "a/Book.VTT") == .vtt && SubtitleFormat(fileName: "book.srt.mp3") == nil)
+    }
+}
