@@ -119,7 +119,7 @@ public enum Command {
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
         let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
-        let format = parser.string("format", "The text's or file's format: html, markdown, epub, odt, docx, pdf or text (default: told by its content); with --output, the audio file's: wav, flac, ogg, opus or mp3 (default: from the extension)", argument: "FORMAT")
+        let format = parser.string("format", "The text's or file's format: html, markdown, epub, odt, docx, pdf or text (default: told by its content); with --output, the audio file's: wav, flac, ogg, opus or mp3, or subtitles: srt or vtt (default: from the extension)", argument: "FORMAT")
         let password = parser.string("password", "The password of an encrypted PDF", argument: "PASSWORD")
         let reading = parser.string("reading", "What is read of web addresses, e-mail addresses, citations, long numbers and hashes, runs of symbols and emoji: NAME=VALUE pairs separated by commas (links=host|full|skip, emails|citations|numbers|symbols=read|skip, emoji=once|all|skip; default: the configuration's [reading])", argument: "LIST")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
