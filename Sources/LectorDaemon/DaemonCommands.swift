@@ -78,7 +78,9 @@ public struct DaemonCommands: LocalCommands {
             }
         }
         for v in selected {
-            print([v.languages.first ?? "", v.name, v.identifier, v.gender.dbusName, v.engine.rawValue].joined(separator: "\t"))
+            // Each field one safe field (names from files are cleaned already; identifiers are file paths too).
+            print([v.languages.first ?? "", v.name, v.identifier, v.gender.dbusName, v.engine.rawValue]
+                .map(TextCleaner.field).joined(separator: "\t"))
         }
         return 0
     }

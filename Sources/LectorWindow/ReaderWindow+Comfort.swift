@@ -1,6 +1,7 @@
 import GLibKit
 import GtkKit
 import LectorCommon
+import SpeechCore
 
 /// Reading comfort (font, size, spacing, width, contrast, light or dark) and the sleep timer's panel.
 extension ReaderWindow {
@@ -46,7 +47,38 @@ extension ReaderWindow {
             panel.append(row)
         }
         panel.append(contrast)
+        panel.append(readingRows())
         return panel
+    }
+
+    /// What is read of web addresses, symbols, emoji, … in the next texts the window reads: for each
+    /// `ReadingSettings` name, "As configured" (the daemon's `[reading]`) or one of its values.
+    private func readingRows() -> Widget {
+        let box = Box(vertical: true, spacing: 8)
+        let heading = Label("What is read (from the next text)")
+        heading.setXAlign(0)
+        box.append(heading)
+        let titles = ["links": "Web addresses", "emails": "E-mail addresses", "citations": "Citation markers [12]",
+                      "numbers": "Long numbers and hashes", "symbols": "Runs of symbols (=====)", "emoji": "Emoji"]
+        let words = ["host": "Their host", "full": "In full", "skip": "Skip", "read": "Read", "once": "Once each", "all": "Every one"]
+        for name in ReadingSettings.names {
+            let values = ReadingSettings.values(of: name) ?? []
+            let choice = DropDown(["As configured"] + values.map { words[$0] ?? $0 })
+            choice.selected = settings.reading[name].flatMap { values.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            choice.onSelected { [weak self] in
+                guard let self, let i = choice.selected else { return }
+                change { $0.reading[name] = i == 0 ? nil : values[i - 1] }
+            }
+            let row = Box(vertical: false, spacing: 12)
+            let label = Label(titles[name] ?? name)
+            label.setXAlign(0)
+            label.expand(horizontally: true)
+            choice.accessibleLabel = titles[name] ?? name
+            row.append(label)
+            row.append(choice)
+            box.append(row)
+        }
+        return box
     }
 
     /// The panel of the "Sleep timer" menu button: pause after a time, at the end of the paragraph, or never.

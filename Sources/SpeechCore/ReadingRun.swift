@@ -124,11 +124,17 @@ struct ReadingRun: Equatable, Sendable {
     /// Returns whether the skip moved.
     mutating func word(_ tag: UInt32, index: Int, start: Int, length: Int, sample: Int) -> Bool {
         guard let base = sentenceStart[tag], let entry = inFlight.first(where: { $0.tag == tag }) else { return false }
-        let offset = utterance.sentences[index].range.lowerBound + entry.textOffset
-        events.append(Event(sample: base + Int64(sample), kind: .word(offset + start..<offset + start + length, sentence: index)))
+        let sentence = utterance.sentences[index]
+        let offset = sentence.range.lowerBound + entry.textOffset
+        // The engine counts in what it read: a sentence's spoken form maps back to its written text.
+        var written = start..<start + length
+        if let spoken = sentence.spoken {
+            written = (entry.textOffset == 0 ? spoken : spoken.suffix(fromWritten: entry.textOffset)).writtenRange(written)
+        }
+        events.append(Event(sample: base + Int64(sample), kind: .word(offset + written.lowerBound..<offset + written.upperBound, sentence: index)))
         guard entry.textOffset == 0 else { return false }
         words[tag, default: []].append(Int64(sample))
-        wordTexts[tag, default: []].append(start)
+        wordTexts[tag, default: []].append(written.lowerBound)
         guard let anchor, index == firstSentence, base == 0, let placed = anchor.skip(newWordStarts: words[tag]!) else {
             return false
         }

@@ -46,7 +46,8 @@ extension ReadingTimeline {
             durations.forget(from: index + 1, of: u.id)
             let sentence = u.sentences[index]
             let offset = range.lowerBound - sentence.range.lowerBound
-            let rest = String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
+            let rest = sentence.spoken?.suffix(fromWritten: offset).text
+                ?? String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
             let (tag, asked) = request(rest, ssml: false, index: index, of: u)
             actions += asked
             let prefix = sample - (run.sentenceAt[index] ?? sample)

@@ -195,7 +195,7 @@ public struct ReadingTimeline: Equatable, Sendable {
               run.timeline - run.heard(played: played) < lookahead {
             let index = run.nextToRequest
             let sentence = run.utterance.sentences[index]
-            let (tag, asked) = request(sentence.markup ?? sentence.text, ssml: sentence.markup != nil, index: index, of: run.utterance)
+            let (tag, asked) = request(sentence.markup ?? sentence.heard, ssml: sentence.markup != nil, index: index, of: run.utterance)
             actions += asked
             run.inFlight.append(.init(tag: tag, index: index))
             run.nextToRequest += 1

@@ -105,6 +105,27 @@ public enum TextCleaner {
         return text.utf8.withContiguousStorageIfAvailable { scanWords($0) } ?? scan(text.utf8)
     }
 
+    /// `text` made one field of a line of tab-separated output (a name taken from a file name, shown by
+    /// `lector voices` and `lector status`, sent over D-Bus): cleaned as by ``clean(_:)``, every run of white
+    /// space (tab, line feed, U+2028 …) made one space, the ends trimmed, and the bidirectional embedding,
+    /// override and isolate controls (U+202A–U+202E, U+2066–U+2069, Unicode UAX #9) removed, so a name cannot
+    /// show as another. Empty for a name of only white space and controls.
+    public static func field(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var space = false
+        for s in clean(text).unicodeScalars {
+            if (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value) { continue }
+            if s.properties.isWhitespace {
+                space = !out.isEmpty
+                continue
+            }
+            if space { out.append(" ") }
+            space = false
+            out.append(s)
+        }
+        return String(out)
+    }
+
     /// True when `text` has something to read: a scalar that is neither white space, a control character,
     /// nor an invisible format character.
     public static func isReadable(_ text: some StringProtocol) -> Bool {

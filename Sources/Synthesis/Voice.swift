@@ -1,4 +1,5 @@
 import CESpeakNG
+import SpeechCore
 
 /// An installed voice: an eSpeak NG voice, or a Piper neural voice (a model file and its configuration).
 ///
@@ -62,11 +63,14 @@ public struct Voice: Equatable, Sendable {
     /// `LANGUAGE_REGION-DATASET-QUALITY.onnx` (`en_US-joe-medium.onnx`); nil for another name.
     ///
     /// Its ``identifier`` is `piper:` and the file's base name (`piper:en_US-joe-medium`), its ``name`` the base
-    /// name, its language the BCP 47 form of the first part (`en_US` → `en-US`, RFC 5646 section 2.1.1).
+    /// name, its language the BCP 47 form of the first part (`en_US` → `en-US`, RFC 5646 section 2.1.1). A file
+    /// name may hold anything but `/` and NUL: the name is made one safe field (`TextCleaner.field`: no control
+    /// character, terminal escape, tab or line break reaches `lector voices`, `lector status` or D-Bus), while
+    /// ``model`` keeps the path as it is, to open.
     public static func piper(model path: String) -> Voice? {
         guard path.hasSuffix(".onnx") else { return nil }
         let file = path.split(separator: "/").last.map(String.init) ?? path
-        let base = String(file.dropLast(5))
+        let base = TextCleaner.field(String(file.dropLast(5)))
         let parts = base.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }),
               let language = LanguageTag.canonical(String(parts[0])) else { return nil }
@@ -103,7 +107,7 @@ public enum VoiceCatalog {
             guard let first = languages.first else { continue }
             let gender: Voice.Gender = v.gender == 1 ? .male : v.gender == 2 ? .female : .unknown
             voices.append(Voice(
-                name: String(cString: namePointer),
+                name: TextCleaner.field(String(cString: namePointer)),
                 identifier: identifier,
                 languages: languages.map { LanguageTag.canonical($0.name) ?? $0.name },
                 languagePriorities: languages.map(\.priority),

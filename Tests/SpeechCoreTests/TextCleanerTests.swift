@@ -10,8 +10,6 @@ private func onlyAllowedScalars(_ text: String) -> Bool {
     }
 }
 
-private let badInputsPresent = SharedFiles.exists(SharedFiles.badInputs)
-
 @Suite("TextCleaner: invalid UTF-8")
 struct InvalidUTF8Tests {
     @Test func latin1AndStrayBytesBecomeReplacementCharacters() {
@@ -33,7 +31,7 @@ struct InvalidUTF8Tests {
         #expect(TextCleaner.clean(utf8: Array(text.utf8)) == text)
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"))
+    @Test
     func invalidUTF8File() throws {
         let cleaned = TextCleaner.clean(utf8: try SharedFiles.badInput("invalid-utf8.txt"))
         #expect(cleaned == "caf\u{FFFD} \u{FFFD} ok, this line has broken bytes.\n")
@@ -148,22 +146,20 @@ struct ControlTests {
         }
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"))
+    @Test
     func controlCharsFile() throws {
         let cleaned = TextCleaner.clean(utf8: try SharedFiles.badInput("control-chars.txt"))
         #expect(cleaned == "Bell  then escape red and a form feed\n\n done.\n")
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"),
-          arguments: ["markup-lookalike.txt", "malformed.ssml", "bidi-mixed.txt", "emoji-only.txt",
+    @Test(arguments: ["markup-lookalike.txt", "malformed.ssml", "bidi-mixed.txt", "emoji-only.txt",
                       "engine-crash-apostrophes.txt", "long-word-200k.txt", "empty.txt", "whitespace-only.txt"])
     func cleanTextPassesUnchanged(file: String) throws {
         let bytes = try SharedFiles.badInput(file)
         #expect(TextCleaner.clean(utf8: bytes) == String(decoding: bytes, as: UTF8.self))
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"),
-          arguments: ["control-chars.txt", "invalid-utf8.txt", "markup-lookalike.txt", "malformed.ssml",
+    @Test(arguments: ["control-chars.txt", "invalid-utf8.txt", "markup-lookalike.txt", "malformed.ssml",
                       "bidi-mixed.txt", "emoji-only.txt", "empty.txt", "whitespace-only.txt"])
     func cleanedFilesHoldNoControlsAndAreStable(file: String) throws {
         let cleaned = TextCleaner.clean(utf8: try SharedFiles.badInput(file))
@@ -186,6 +182,26 @@ struct ControlTests {
     }
 }
 
+@Suite("TextCleaner: field")
+struct TextCleanerFieldTests {
+    @Test(arguments: [
+        ("en_US-joe-medium", "en_US-joe-medium"),
+        ("en_US-a\tb-medium", "en_US-a b-medium"),
+        ("en_US-a\nb\r\nc-medium", "en_US-a b c-medium"),
+        ("en_US-\u{1B}]0;owned\u{07}x-medium", "en_US-x-medium"),
+        ("en_US-\u{1B}[31mred\u{1B}[0m-low", "en_US-red-low"),
+        ("a\u{85}b\u{2028}c  \t d", "a b c d"),
+        ("  \t\n ", ""),
+        ("evil\u{202E}txt.exe\u{2066}x\u{2069}", "eviltxt.exex"),
+        ("caf\u{E9}\u{0}!", "caf\u{E9}!"),
+    ])
+    func oneSafeField(_ raw: String, _ expected: String) {
+        let field = TextCleaner.field(raw)
+        #expect(field == expected)
+        #expect(!field.contains("\t") && !field.contains("\n") && !field.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+    }
+}
+
 @Suite("TextCleaner: isReadable")
 struct ReadableTests {
     @Test(arguments: ["", " ", " \t\n\r ", "\u{00A0}\u{2003}\u{3000}", "\u{07}\u{1B}\u{00}\u{7F}\u{85}",
@@ -200,7 +216,7 @@ struct ReadableTests {
         #expect(TextCleaner.isReadable(text))
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"))
+    @Test
     func badInputFiles() throws {
         func readable(_ file: String) throws -> Bool {
             TextCleaner.isReadable(TextCleaner.clean(utf8: try SharedFiles.badInput(file)))

@@ -14,6 +14,16 @@ import Testing
         #expect(Voice.piper(model: "ca_ES-upc_ona-x_low.onnx")?.identifier == "piper:ca_ES-upc_ona-x_low")
     }
 
+    @Test("a name from a file is one safe field; the model keeps its path")
+    func hostileFileNames() throws {
+        let path = "/v/en_US-a\tb\nc\u{1B}]0;owned\u{07}-medium.onnx"
+        let voice = try #require(Voice.piper(model: path))
+        #expect(voice.name == "en_US-a b c-medium")
+        #expect(voice.identifier == "piper:en_US-a b c-medium")
+        #expect(voice.model == path)
+        #expect(Voice.piper(model: "/v/en_US-\u{1B}[2J-low.onnx") == nil)  // nothing left of the dataset part
+    }
+
     @Test(arguments: ["model.onnx", "en_US-joe-medium.onnx.json", "123-joe-low.onnx", "en_US--low.onnx", "-joe.onnx", "en_US-joe-medium.pt"])
     func notAPiperVoiceName(_ path: String) {
         #expect(Voice.piper(model: path) == nil)
