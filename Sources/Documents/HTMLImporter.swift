@@ -2,7 +2,8 @@ import SpeechCore
 import XMLKit
 
 /// HTML and XHTML: the article (`main`, else `article`, else an element with `role="main"`, else the body),
-/// without scripts, styles, navigation, asides, forms and the page's header and footer; headings become
+/// without scripts, styles, navigation (`HTMLNavigation`: landmarks, generated manuals' Prev/Up/Next bars,
+/// breadcrumbs, skip links, cookie banners), asides, forms and the page's header and footer; headings become
 /// chapters; title, authors and language from `<title>`, `<meta name="author">` and `lang`.
 enum HTMLImporter {
     /// Elements never read, wherever they are (HTML Living Standard element names).
@@ -117,6 +118,7 @@ enum HTMLImporter {
             if skipped.contains(name) || isNoteMarker(element) || element.attributes["hidden"] != nil
                 || element.attributes["aria-hidden"] == "true" { return .skip }
             if (name == "header" || name == "footer") && element !== article { return .skip }
+            if element !== article, HTMLNavigation.isNavigation(element) { return .skip }
             if name.count == 2, name.first == "h", let level = Int(String(name.last!)), (1...6).contains(level) {
                 return .heading(level)
             }

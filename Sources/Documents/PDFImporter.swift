@@ -64,9 +64,7 @@ enum PDFImporter {
         }
         var structure = TextStructure(title: pdf.title, authors: pdf.author.map { [$0] } ?? [])
         var builder = TextBuilder()
-        builder.setChapters(pdf.outlineEntries().compactMap { entry in
-            entry.page < pageStarts.count ? Chapter(title: entry.title, start: pageStarts[entry.page], level: entry.level) : nil
-        })
+        builder.setChapters(PDFOutline.chapters(pdf.outlineEntries(), text: text, pageStarts: pageStarts))
         structure.chapters = builder.chapters
         return ImportedDocument(text: text, structure: structure)
     }

@@ -72,3 +72,24 @@ import Testing
         #expect(TableOfContents.entry("Index . . . . . . 120") == "Index")
     }
 }
+
+/// A PDF outline placed in the text: every entry kept, each where its title is on its page.
+@Suite struct PDFOutlineTests {
+    @Test func keepsEveryEntryOnAPageWhereItsTitleIs() {
+        let text = "1. Introduction\n\n1.1. Version\n\nThis is version 0.21.\n\n1.2. What is this spec?\n\nA list.\n\n2. Unified system"
+        let second = text.unicodeScalars.count - "2. Unified system".unicodeScalars.count
+        let entries = [(title: "1. Introduction", page: 0, level: 1), (title: "1.1.  Version", page: 0, level: 2),
+                       (title: "1.2. What is this SPEC?", page: 0, level: 2), (title: "Not on the page", page: 0, level: 2),
+                       (title: "2. Unified system", page: 1, level: 1), (title: "Past the end", page: 5, level: 1)]
+        let chapters = PDFOutline.chapters(entries, text: text, pageStarts: [0, second])
+        #expect(chapters.map(\.title) == ["1. Introduction", "1.1.  Version", "1.2. What is this SPEC?", "Not on the page", "2. Unified system"])
+        let starts = chapters.map(\.start)
+        let offset = { (title: String) in text.unicodeScalars.count - text.split(separator: title)[1].unicodeScalars.count - title.unicodeScalars.count }
+        #expect(starts[0] == 0 && starts[1] == offset("1.1. Version") && starts[2] == offset("1.2. What is this spec?") && starts[4] == second,
+                "\(starts)")
+        #expect(starts[3] > starts[2] && starts[3] < second, "\(starts)")
+        var builder = TextBuilder()
+        builder.setChapters(chapters)
+        #expect(builder.chapters.count == 5)
+    }
+}
