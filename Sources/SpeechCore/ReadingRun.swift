@@ -58,6 +58,9 @@ struct ReadingRun: Equatable, Sendable {
     var words: [UInt32: [Int64]] = [:]
     /// Where those words start in their sentence's text (scalars from its start), in the same order.
     var wordTexts: [UInt32: [Int]] = [:]
+    /// What the engine was given for each request whose text a lexicon rewrote, with the map back to the
+    /// written text (`ReadingTimeline.spokenForm`).
+    var spokenForms: [UInt32: SpokenText] = [:]
     /// Whether the engine's output is held back (more than the lookahead is synthesized ahead).
     var holding = false
 
@@ -125,10 +128,12 @@ struct ReadingRun: Equatable, Sendable {
     mutating func word(_ tag: UInt32, index: Int, start: Int, length: Int, sample: Int) -> Bool {
         guard let base = sentenceStart[tag], let entry = inFlight.first(where: { $0.tag == tag }) else { return false }
         let offset = utterance.sentences[index].range.lowerBound + entry.textOffset
-        events.append(Event(sample: base + Int64(sample), kind: .word(offset + start..<offset + start + length, sentence: index)))
+        // The engine counts in what it was given: a lexicon's respellings map back to the written words.
+        let written = spokenForms[tag]?.writtenRange(start..<start + length) ?? start..<start + length
+        events.append(Event(sample: base + Int64(sample), kind: .word(offset + written.lowerBound..<offset + written.upperBound, sentence: index)))
         guard entry.textOffset == 0 else { return false }
         words[tag, default: []].append(Int64(sample))
-        wordTexts[tag, default: []].append(start)
+        wordTexts[tag, default: []].append(written.lowerBound)
         guard let anchor, index == firstSentence, base == 0, let placed = anchor.skip(newWordStarts: words[tag]!) else {
             return false
         }
