@@ -27,6 +27,7 @@ public enum Command {
         ("window", "Show the reader window: the text, with the word being heard highlighted"),
         ("speechd", "Make Lector Speech Dispatcher's default output module (enable), or undo it (disable)"),
         ("shortcut", "Bind a key to reading the selection (GNOME or Plasma shortcut), or remove it"),
+        ("lexicon", "Say words as you want: add, remove, list or import (W3C PLS) pronunciations"),
         ("daemon", "Run the reading daemon (started on demand by the other commands)"),
     ]
 
@@ -74,6 +75,7 @@ public enum Command {
         case "position": return position(rest)
         case "speechd": return SpeechdCommand.run(rest)
         case "shortcut": return ShortcutCommand.run(rest)
+        case "lexicon": return LexiconCommand.run(rest)
         default:
             printError("unknown command '\(name)'; `lector --help` lists the commands")
             return 2

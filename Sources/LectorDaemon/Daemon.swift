@@ -14,6 +14,8 @@ public final class Daemon {
     private let engine: ReadingEngine
     private let reader: Reader
     private let preparer = UtterancePreparer()
+    /// The pronunciation lexicon, read again whenever its file changes.
+    private var lexicon: LexiconWatch?
     private let lector: LectorService
     private var mpris: MPRISService!
     private let instance: Bool
@@ -52,6 +54,7 @@ public final class Daemon {
         keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer)
         mpris = MPRISService(reader: reader, quit: { [unowned self] in self.loop.quit() })
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
+        lexicon = LexiconWatch { [unowned engine] in engine.setLexicon($0) }
         if let volume = preparer.configuration.volume { engine.playback.setVolume(volume) }
         if ducking == nil, let configured = preparer.configuration.ducking { duckingMode = configured }
         self.idleExitSeconds = instance ? 0 : idleExitSeconds ?? preparer.configuration.idleExitSeconds ?? Self.defaultIdleExitSeconds

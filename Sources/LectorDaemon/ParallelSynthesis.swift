@@ -44,6 +44,8 @@ final class ParallelSynthesis {
     }
 
     private let utterance: Utterance
+    /// The user's pronunciation lexicon (`LexiconStore`), read once for the whole rendering.
+    private let lexicon = LexiconStore.load().0
     private let slots: [Slot]
     private let workerArgv: [String]
     /// The voices, listed once for every segment's engines.
@@ -163,8 +165,15 @@ final class ParallelSynthesis {
                 slot.nextToSend += 1
                 slot.assigned.append(index)
                 let sentence = utterance.sentences[index]
-                client.configure(voice: utterance.voice(ofSentence: index).engineVoice, rate: utterance.rate, pitch: utterance.pitch)
-                client.synthesize(sentence.markup ?? sentence.heard, tag: UInt32(truncatingIfNeeded: index + 1), ssml: sentence.markup != nil)
+                let voice = utterance.voice(ofSentence: index)
+                client.configure(voice: voice.engineVoice, rate: utterance.rate, pitch: utterance.pitch)
+                // The user's lexicon over the spoken form, as when reading aloud (no word positions are kept
+                // here: no map is needed).
+                let heard = sentence.heard
+                let said = sentence.markup == nil
+                    ? lexicon.spoken(of: heard, language: voice.language, phonemeInput: !voice.engineVoice.hasPrefix("piper:"))?.text
+                    : nil
+                client.synthesize(sentence.markup ?? said ?? heard, tag: UInt32(truncatingIfNeeded: index + 1), ssml: sentence.markup != nil)
             }
         }
     }

@@ -189,6 +189,13 @@ final class ReadingEngine {
 
     // MARK: the timeline's actions
 
+    /// Uses `lexicon` for every sentence requested from now on; what is synthesized ahead of the stream is
+    /// asked again, so the change is heard from the next word or sentence.
+    func setLexicon(_ lexicon: Lexicon) {
+        let reading = manager.current.flatMap { timeline.runID != nil ? $0 : nil }
+        carryOut(timeline.changeLexicon(lexicon, reading: reading, played: played, writable: writable))
+    }
+
     private func carryOut(_ actions: [TimelineAction]) {
         for action in actions {
             switch action {

@@ -58,6 +58,9 @@ struct ReadingRun: Equatable, Sendable {
     var words: [UInt32: [Int64]] = [:]
     /// Where those words start in their sentence's text (scalars from its start), in the same order.
     var wordTexts: [UInt32: [Int]] = [:]
+    /// What the engine was given for each request whose text a lexicon rewrote, with the map back to the
+    /// written text (`ReadingTimeline.spokenForm`).
+    var spokenForms: [UInt32: SpokenText] = [:]
     /// Whether the engine's output is held back (more than the lookahead is synthesized ahead).
     var holding = false
 
@@ -176,8 +179,9 @@ struct ReadingRun: Equatable, Sendable {
         guard let base = sentenceStart[tag], let entry = inFlight.first(where: { $0.tag == tag }) else { return false }
         let sentence = utterance.sentences[index]
         let offset = sentence.range.lowerBound + entry.textOffset
-        // The engine counts in what it read: a sentence's spoken form maps back to its written text.
-        var written = start..<start + length
+        // The engine counts in what it was given: a lexicon's respellings map back to the sentence's spoken
+        // form, and its spoken form (a web address read as its host…) back to its written text.
+        var written = spokenForms[tag]?.writtenRange(start..<start + length) ?? start..<start + length
         if let spoken = sentence.spoken {
             written = (entry.textOffset == 0 ? spoken : spoken.suffix(fromWritten: entry.textOffset)).writtenRange(written)
         }

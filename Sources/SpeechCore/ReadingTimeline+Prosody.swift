@@ -1,4 +1,14 @@
 extension ReadingTimeline {
+    /// The pronunciation lexicon changed: it applies to every request from now on, and what is synthesized
+    /// ahead of the stream is dropped and asked again as `changeProsody` does, so the change is heard from the
+    /// next word (or sentence) of `u`, the utterance being read, if any.
+    public mutating func changeLexicon(_ lexicon: Lexicon, reading u: Utterance?, played: Int64, writable: Int) -> [TimelineAction] {
+        guard lexicon != self.lexicon else { return [] }
+        self.lexicon = lexicon
+        guard let u else { return [] }
+        return changeProsody(u, played: played, writable: writable)
+    }
+
     /// The rate, pitch or voice of `u`, the utterance being read, changed (`SpeechAction.changeProsody`).
     ///
     /// The audio up to the first word not yet handed to the stream is kept, the rest is discarded, and
@@ -49,7 +59,9 @@ extension ReadingTimeline {
             let offset = range.lowerBound - sentence.range.lowerBound
             let rest = sentence.spoken?.suffix(fromWritten: offset).text
                 ?? String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
-            let (tag, asked) = request(rest, ssml: false, index: index, of: u)
+            let spoken = spokenForm(rest, index: index, of: u)
+            let (tag, asked) = request(spoken?.text ?? rest, ssml: false, index: index, of: u)
+            if let spoken { run.spokenForms[tag] = spoken }
             actions += asked
             let prefix = sample - (run.sentenceAt[index] ?? sample)
             run.inFlight.append(.init(tag: tag, index: index, textOffset: offset, prefix: prefix))

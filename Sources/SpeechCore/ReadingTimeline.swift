@@ -68,6 +68,8 @@ public struct ReadingTimeline: Equatable, Sendable {
     var kept: (utterance: UInt64, sentence: Int, offset: Int64)?
     private var nextTag: UInt32 = 1
     private var nextRun: UInt64 = 1
+    /// The user's pronunciation lexicon, applied to each plain sentence as it is requested (`spokenForm`).
+    public internal(set) var lexicon = Lexicon()
 
     /// An idle timeline for audio at `sampleRate` Hz.
     public init(sampleRate: Int) {
@@ -75,7 +77,7 @@ public struct ReadingTimeline: Equatable, Sendable {
     }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.durations == b.durations && a.run == b.run && a.kept?.utterance == b.kept?.utterance
+        a.durations == b.durations && a.run == b.run && a.lexicon == b.lexicon && a.kept?.utterance == b.kept?.utterance
             && a.kept?.sentence == b.kept?.sentence && a.kept?.offset == b.kept?.offset
     }
 
@@ -193,7 +195,10 @@ public struct ReadingTimeline: Equatable, Sendable {
         let lookahead = lookahead
         while let index = run?.sentenceToRequest(played: played, lookahead: lookahead) {
             let sentence = run!.utterance.sentences[index]
-            let (tag, asked) = request(sentence.markup ?? sentence.heard, ssml: sentence.markup != nil, index: index, of: run!.utterance)
+            let heard = sentence.heard
+            let spoken = sentence.markup == nil ? spokenForm(heard, index: index, of: run!.utterance) : nil
+            let (tag, asked) = request(sentence.markup ?? spoken?.text ?? heard, ssml: sentence.markup != nil, index: index, of: run!.utterance)
+            if let spoken { run!.spokenForms[tag] = spoken }
             actions += asked
             run!.inFlight.append(.init(tag: tag, index: index))
             run!.nextToRequest += 1
@@ -205,6 +210,14 @@ public struct ReadingTimeline: Equatable, Sendable {
         let lookahead = lookahead
         guard let holding = run?.updateHolding(played: played, lookahead: lookahead, resume: 0) else { return [] }
         return [.holdSynthesis(holding)]
+    }
+
+    /// What the engine is given for `text` (sentence `index` of `u`, or the rest of it) under `lexicon`, with
+    /// the map back to `text`; nil when no entry applies. Piper voices (`piper:NAME`) take no phonemes.
+    func spokenForm(_ text: String, index: Int, of u: Utterance) -> SpokenText? {
+        guard !lexicon.isEmpty else { return nil }
+        let voice = u.voice(ofSentence: index)
+        return lexicon.spoken(of: text, language: voice.language, phonemeInput: !voice.engineVoice.hasPrefix("piper:"))
     }
 
     /// A new tag, and the configuration and the request for `text` of sentence `index` of `u`.
