@@ -34,7 +34,10 @@ let package = Package(
         // Document parsers, used by the document worker only.
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
-        .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        // cmark-gfm: CommonMark with GitHub's extensions (tables, task lists, strikethrough, autolinks, footnotes).
+        .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        // libyaml: the YAML front matter of Markdown (its title, authors, language).
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
@@ -70,7 +73,7 @@ let package = Package(
         .target(name: "GtkKit", dependencies: ["CGtk", "CLectorGtk"]),
         .target(name: "XMLKit", dependencies: ["CXML2"]),
         .target(name: "ArchiveKit", dependencies: ["CArchive"]),
-        .target(name: "MarkdownKit", dependencies: ["CCmark"]),
+        .target(name: "MarkdownKit", dependencies: ["CCmarkGFM", "CYAML"]),
         .target(name: "PDFKit", dependencies: ["CPoppler"]),
         // The selection and the clipboard: X11 (ICCCM, through libxcb) and Wayland (wlr-data-control)
         .target(name: "X11Selection", dependencies: ["CXCB", "SelectionCore"]),
@@ -92,7 +95,7 @@ let package = Package(
         // The daemon and the worker, wired together
         .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "VorbisPackets", "Audiobook"]),
         // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)
-        .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "GLibKit", "GtkKit"]),
+        .target(name: "LectorWindow", dependencies: ["LectorClient", "LectorCommon", "SpeechCore", "GLibKit", "GtkKit"]),
         // Both link the Swift runtime statically: no runtime to find at start, fewer relocations and pages.
         .executableTarget(name: "lector", dependencies: ["LectorClient"], linkerSettings: staticSwiftRuntime),
         .executableTarget(name: "lector-daemon", dependencies: ["LectorClient", "LectorDaemon"], linkerSettings: staticSwiftRuntime),
@@ -121,7 +124,7 @@ let package = Package(
         .testTarget(name: "LectorWindowTests", dependencies: ["LectorWindow"]),
         .testTarget(name: "SpeechdModuleTests", dependencies: ["SpeechdModule", "LectorCommon"]),
         .testTarget(name: "GLibKitTests", dependencies: ["GLibKit", "SystemKit"]),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore", "XMLKit", "ArchiveKit"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SpeechCore", "XMLKit", "ArchiveKit", "MarkdownKit"]),
         .testTarget(name: "LanguageDetectionTests", dependencies: ["LanguageDetection"], exclude: ["Fixtures"]),
         // GLibKit for D-Bus; CGio only for the fake peer that answers late or never (Support/GDBusServing.swift).
         .testTarget(name: "IntegrationTests", dependencies: ["GLibKit", "CGio"]),

@@ -42,9 +42,13 @@ public enum ZipArchive {
 
 /// A zip container whose entries are decompressed one at a time, when asked for (libarchive's
 /// archive_read(3)), so that a reader of the first chapters does not wait for the rest. The entries are listed
-/// once when it is made (headers only); an entry is then found by reading on from the last one asked for, or
-/// from the start again when it lies before it. The same `ZipArchive.Limits` hold for each entry and for all
-/// entries read together.
+/// once when it is made (headers only); an entry is then found by reading on from the last one asked for.
+/// Entries passed on the way that the reader will want (`keeping`) are decompressed then and held until asked
+/// for, so that entries asked for in any order cost one pass over the archive: its entries stored in another
+/// order than they are read (an EPUB whose chapters are not zipped in spine order) are not looked for from the
+/// start again each time, which made reading quadratic in their number. Only an entry asked for a second
+/// time, or one not kept, is looked for from the start again. The same `ZipArchive.Limits` hold for each entry
+/// and for all entries read together.
 public final class ZipReader {
     /// The names of all entries, in the archive's order.
     public let names: [String]
@@ -56,11 +60,23 @@ public final class ZipReader {
     /// The archive open for reading entries, and the index of the next header it reads.
     private var cursor: OpaquePointer?
     private var position = 0
+    /// Which entries are decompressed when passed on the way to another one.
+    private let keep: (String) -> Bool
+    /// Entries decompressed on the way to another one, by index, until asked for.
+    private var held: [Int: [UInt8]] = [:]
+    /// Entries already returned (by index), which are not held again when passed.
+    private var returned: Set<Int> = []
+    /// How many entry headers have been read since the entries were listed (each pass from the start reads
+    /// them again): a measure of the work done, for tests.
+    public private(set) var headersRead = 0
 
-    /// Lists the entries of the zip in `bytes` (copied, held until this is freed).
+    /// Lists the entries of the zip in `bytes` (copied, held until this is freed). Entries whose names
+    /// `keeping` accepts are decompressed when passed on the way to another one and held until asked for
+    /// (default: none, each is decompressed only when asked for).
     /// - Throws: `ArchiveError` when the bytes are not a zip, are broken or truncated before all entries were
     ///   listed, or hold more than `limits.maximumEntries` entries.
-    public init(_ bytes: [UInt8], limits: ZipArchive.Limits = ZipArchive.Limits()) throws(ArchiveError) {
+    public init(_ bytes: [UInt8], limits: ZipArchive.Limits = ZipArchive.Limits(),
+                keeping: @escaping (String) -> Bool = { _ in false }) throws(ArchiveError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
         let names: [String]
@@ -74,6 +90,7 @@ public final class ZipReader {
         for (index, name) in names.enumerated() where indices[name] == nil { indices[name] = index }
         self.indices = indices
         self.limits = limits
+        keep = keeping
         totalLimit = max(1 << 20, bytes.count.multipliedReportingOverflow(by: limits.maximumRatio).partialValue)
     }
 
@@ -83,9 +100,14 @@ public final class ZipReader {
     }
 
     /// The decompressed contents of the entry `name` (its first one, if named twice), nil when there is none.
-    /// - Throws: `ArchiveError` when the entry is encrypted, broken, or passes a limit.
+    /// - Throws: `ArchiveError` when the entry, or one kept on the way to it, is encrypted, broken, or passes a
+    ///   limit.
     public func contents(of name: String) throws(ArchiveError) -> [UInt8]? {
         guard let index = indices[name] else { return nil }
+        if let data = held.removeValue(forKey: index) {
+            returned.insert(index)
+            return data
+        }
         if cursor == nil || index < position {
             if let cursor { archive_read_free(cursor) }
             cursor = try Self.open(UnsafeRawBufferPointer(buffer))
@@ -95,10 +117,23 @@ public final class ZipReader {
         var entry: OpaquePointer?
         while position <= index {
             let status = archive_read_next_header(archive, &entry)
-            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, entry != nil else { throw .unreadable(ZipArchive.message(archive)) }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let passed = entry else { throw .unreadable(ZipArchive.message(archive)) }
+            headersRead += 1
             position += 1
+            let at = position - 1
+            // An entry that cannot be kept (broken, too large) is not held: asked for, it fails then.
+            if at < index, indices[names[at]] == at, held[at] == nil, !returned.contains(at), keep(names[at]) {
+                held[at] = try? data(of: passed, named: names[at], in: archive)
+            }
         }
         guard let entry else { return nil }
+        let data = try data(of: entry, named: name, in: archive)
+        returned.insert(index)
+        return data
+    }
+
+    /// The decompressed data of `entry`, the header `archive` read last, within the limits.
+    private func data(of entry: OpaquePointer, named name: String, in archive: OpaquePointer) throws(ArchiveError) -> [UInt8] {
         if archive_entry_is_encrypted(entry) != 0 { throw .encrypted(name) }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)

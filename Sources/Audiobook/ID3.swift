@@ -1,4 +1,4 @@
-/// ID3v2.4 tags for MP3 files: title, authors, language and chapters (CTOC + CHAP frames).
+/// ID3v2.4 tags for MP3 files: title, authors, language, album and track (TALB, TRCK), and chapters (CTOC + CHAP frames).
 ///
 /// Source: ID3 tag version 2.4.0 structure and native frames (id3.org), and the ID3v2 Chapter Frame
 /// Addendum 1.0 (`CHAP`, `CTOC`). Text is UTF-8 (encoding byte 3).
@@ -9,6 +9,8 @@ public enum ID3v2 {
         if let title = tags.title { frames += frame("TIT2", text(title)) }
         if !tags.authors.isEmpty { frames += frame("TPE1", text(tags.authors.joined(separator: "\u{0}"))) }
         if let language = tags.language { frames += frame("TLAN", text(iso639_2(language))) }
+        if let album = tags.album { frames += frame("TALB", text(album)) }
+        if let track = tags.track { frames += frame("TRCK", text("\(track.number)/\(track.total)")) }
         frames += frame("TSSE", text("Lector"))
         if !tags.chapters.isEmpty {
             var toc: [UInt8] = Array("toc".utf8) + [0, 0x03, UInt8(min(tags.chapters.count, 255))]

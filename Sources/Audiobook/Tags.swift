@@ -21,16 +21,64 @@ public struct AudioTags: Equatable, Sendable {
     public var language: String?
     /// Chapter marks in order, starts not decreasing.
     public var chapters: [Mark]
+    /// The book a file is one chapter of (`--split chapters`), nil otherwise.
+    public var album: String?
+    /// The file's number among the book's files and their count (`--split chapters`), nil otherwise.
+    public var track: (number: Int, total: Int)?
 
     /// Makes tags; every field defaults to "unknown".
-    public init(title: String? = nil, authors: [String] = [], language: String? = nil, chapters: [Mark] = []) {
+    public init(title: String? = nil, authors: [String] = [], language: String? = nil, chapters: [Mark] = [],
+                album: String? = nil, track: (number: Int, total: Int)? = nil) {
         self.title = title
         self.authors = authors
         self.language = language
         self.chapters = chapters
+        self.album = album
+        self.track = track
     }
 
-    /// The fields as Vorbis comments (`TITLE`, `ARTIST` per author, `LANGUAGE`, and the chapter extension's
+    /// Tags equal field by field.
+    public static func == (a: AudioTags, b: AudioTags) -> Bool {
+        a.title == b.title && a.authors == b.authors && a.language == b.language && a.chapters == b.chapters
+            && a.album == b.album && a.track?.number == b.track?.number && a.track?.total == b.track?.total
+    }
+
+    /// At most this many bytes of UTF-8 in a title, an author's name or a chapter's title; at most
+    /// `maximumAuthors` authors. A document's metadata can be any size; a file's tags are read whole by players.
+    public static let maximumFieldBytes = 4_096
+    /// At most this many authors.
+    public static let maximumAuthors = 64
+
+    /// These tags within `totalBytes` of Vorbis comments (or as many ID3v2 bytes, about the same): each field
+    /// cut to ``maximumFieldBytes`` (at a character), authors to ``maximumAuthors``, then chapter marks dropped
+    /// from the end until the whole fits; and whether anything was cut.
+    public func bounded(totalBytes: Int) -> (tags: AudioTags, cut: Bool) {
+        var out = self
+        func cut(_ s: String) -> String {
+            guard s.utf8.count > AudioTags.maximumFieldBytes else { return s }
+            var result = ""
+            var bytes = 0
+            for scalar in s.unicodeScalars {
+                bytes += String(scalar).utf8.count
+                if bytes > AudioTags.maximumFieldBytes { break }
+                result.unicodeScalars.append(scalar)
+            }
+            return result
+        }
+        out.title = title.map(cut)
+        out.album = album.map(cut)
+        out.authors = authors.prefix(AudioTags.maximumAuthors).map(cut)
+        out.chapters = chapters.map { Mark(title: cut($0.title), start: $0.start) }
+        // Each comment costs its length and 4 bytes; a chapter two comments of about 30 bytes and its title.
+        var total = out.vorbisComments.reduce(0) { $0 + 4 + $1.utf8.count }
+        while total > totalBytes, let last = out.chapters.popLast() {
+            total -= 2 * 4 + 33 + last.title.utf8.count
+        }
+        return (out, out != self)
+    }
+
+    /// The fields as Vorbis comments (`TITLE`, `ARTIST` per author, `LANGUAGE`, `ALBUM`, `TRACKNUMBER` and
+    /// `TRACKTOTAL`, and the chapter extension's
     /// `CHAPTER001=HH:MM:SS.mmm`, `CHAPTER001NAME=…`), `ENCODER` last.
     ///
     /// Source: Xiph Vorbis comment field recommendations; the Vorbis chapter extension
@@ -40,6 +88,8 @@ public struct AudioTags: Equatable, Sendable {
         if let title { fields.append("TITLE=" + title) }
         fields += authors.map { "ARTIST=" + $0 }
         if let language { fields.append("LANGUAGE=" + language) }
+        if let album { fields.append("ALBUM=" + album) }
+        if let track { fields += ["TRACKNUMBER=\(track.number)", "TRACKTOTAL=\(track.total)"] }
         for (i, mark) in chapters.enumerated() {
             let number = AudioTags.padded(i + 1, 3)
             fields.append("CHAPTER\(number)=" + AudioTags.clock(milliseconds: mark.start))

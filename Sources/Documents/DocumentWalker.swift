@@ -12,9 +12,10 @@ enum Role: Equatable {
     case block
     /// A heading of this level (1 the highest): its own sentence, a chapter, a blank line after.
     case heading(Int)
-    /// A list item or a table row: its own line, ending as a sentence.
+    /// A list item or a table row: its own line, so its own sentence.
     case item
-    /// A table cell: separated from the previous cell of its row by a comma.
+    /// A table cell: separated from the previous cell of its row by a comma; the paragraphs and headings in
+    /// it are read as parts of its row's sentence.
     case cell
     /// A line break.
     case lineBreak
@@ -43,6 +44,9 @@ struct DocumentWalker {
     let role: (MarkupElement) -> Role
     /// Whether the cell being walked is not the first of its row.
     private var cellsInRow = 0
+    /// How many table cells enclose the element being walked: blocks and headings inside one are inline, so
+    /// that a row is one sentence (a word processor puts every cell's text in a paragraph of its own).
+    private var cellDepth = 0
 
     init(role: @escaping (MarkupElement) -> Role) {
         self.role = role
@@ -71,6 +75,10 @@ struct DocumentWalker {
         switch r {
         case .skip: return
         case .inline: walkChildren(element)
+        case .block where cellDepth > 0, .heading where cellDepth > 0:
+            builder.append(" ")
+            walkChildren(element)
+            builder.append(" ")
         case .block:
             builder.breakParagraph()
             walkChildren(element)
@@ -80,29 +88,29 @@ struct DocumentWalker {
             let start = builder.nextStart, mark = builder.mark
             walkChildren(element)
             if headingsAreChapters { builder.addChapter(builder.text(from: mark), start: start, level: level) }
-            builder.endSentence(since: start)
             builder.breakParagraph()
         case .item:
             builder.breakLine()
-            let start = builder.nextStart, outer = cellsInRow
+            let outer = cellsInRow, outerDepth = cellDepth
             cellsInRow = 0
+            cellDepth = 0
             walkChildren(element)
             cellsInRow = outer
-            builder.endSentence(since: start)
+            cellDepth = outerDepth
             builder.breakLine()
         case .cell:
             if cellsInRow > 0 { builder.attach(",") }
             cellsInRow += 1
+            cellDepth += 1
             builder.append(" ")
             walkChildren(element)
             builder.append(" ")
+            cellDepth -= 1
         case .lineBreak: builder.breakLine()
         case .space: builder.append(" ")
         case .image(let description):
             builder.breakLine()
-            let start = builder.nextStart
             builder.append(description)
-            builder.endSentence(since: start)
             builder.breakLine()
         }
     }

@@ -28,6 +28,7 @@ public enum DocumentWorker {
     /// does not link poppler). Returns the exit status.
     public static func run(format: String, pdf: PDFOpener? = nil) -> Int32 {
         limitResources()
+        fixTimeZone()
         let result: Result<ImportedDocument, ImportError>
         switch readInput() {
         case .success(let bytes):
@@ -54,6 +55,7 @@ public enum DocumentWorker {
     /// status: 0 without reading anything when the daemon closes the socket (it exits, or drops the worker).
     public static func runWaiting(pdf: PDFOpener? = nil, warmUp: () -> Void = warmUpParsers) -> Int32 {
         limitResources()
+        fixTimeZone()
         setProcessName("lector-doc-wait")
         warmUp()
         let message: (bytes: [UInt8], descriptor: FileDescriptor?)
@@ -89,6 +91,14 @@ public enum DocumentWorker {
         setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
     }
 
+    /// Sets the time zone to UTC (`TZ=UTC0`). Nothing the worker writes depends on it, and without `TZ` glibc's
+    /// `mktime`, which libarchive calls for every zip entry's DOS date, looks at `/etc/localtime` again on each
+    /// call (a `stat` per entry header).
+    private static func fixTimeZone() {
+        setenv("TZ", "UTC0", 1)
+        tzset()
+    }
+
     /// Sets the name the kernel shows for this process (`/proc/self/comm`, at most 15 bytes; prctl(2)'s
     /// `PR_SET_NAME`, which Swift cannot call, being variadic).
     private static func setProcessName(_ name: String) {
@@ -110,9 +120,7 @@ public enum DocumentWorker {
             let document: ImportedDocument
             switch format {
             case DocumentFormat.html.rawValue: document = try HTMLImporter.read(bytes)
-            case DocumentFormat.markdown.rawValue:
-                let html = "<html><body>" + Markdown.html(String(decoding: bytes, as: UTF8.self)) + "</body></html>"
-                document = try HTMLImporter.read(Array(html.utf8))
+            case DocumentFormat.markdown.rawValue: document = try readMarkdown(bytes)
             case DocumentFormat.epub.rawValue: document = try EPUBImporter.read(bytes, onStart: onStart)
             case DocumentFormat.odt.rawValue: document = try ODTImporter.read(ZipEntries.read(bytes))
             case DocumentFormat.docx.rawValue: document = try DOCXImporter.read(ZipEntries.read(bytes))
@@ -131,6 +139,18 @@ public enum DocumentWorker {
         }
     }
 
+    /// Markdown: its front matter's title, authors and language are the document's (never read), its body is
+    /// rendered by cmark-gfm and read as an HTML page's `main`, all of it (no article is chosen inside it).
+    static func readMarkdown(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
+        let markdown = Markdown.document(String(decoding: bytes, as: UTF8.self))
+        var document = try HTMLImporter.read(Array(("<html><body><main>" + markdown.html + "</main></body></html>").utf8))
+        let front = markdown.metadata
+        document.structure.title = front.title ?? document.structure.title
+        if !front.authors.isEmpty { document.structure.authors = front.authors }
+        document.structure.language = front.language ?? document.structure.language
+        return document
+    }
+
     /// A zip container whose content type GIO did not tell: an EPUB (META-INF/container.xml), an OpenDocument
     /// text (content.xml) or a Word document (word/document.xml).
     static func readZip(_ bytes: [UInt8], onStart: ((DocumentStart) -> Void)?) throws(ImportError) -> ImportedDocument {
@@ -142,10 +162,12 @@ public enum DocumentWorker {
     }
 
     /// `LECTOR_TEST_DOCUMENT_FAULT=abort:TEXT`, `hang:TEXT` or `slow:TEXT` makes the worker abort, hang, or
-    /// wait one second on documents that contain TEXT, for the end-to-end tests; nothing in Lector sets it.
+    /// wait one second on documents that contain TEXT, for the end-to-end tests; read by debug builds only,
+    /// and nothing in Lector sets it.
     static let faultVariable = "LECTOR_TEST_DOCUMENT_FAULT"
 
     private static func injectFault(into bytes: [UInt8]) {
+        #if DEBUG
         guard let value = getenv(faultVariable).map({ String(cString: $0) }), let colon = value.firstIndex(of: ":") else { return }
         let trigger = Array(value[value.index(after: colon)...].utf8)
         guard !trigger.isEmpty, bytes.count >= trigger.count,
@@ -156,6 +178,7 @@ public enum DocumentWorker {
         case "slow": sleep(1)
         default: return
         }
+        #endif
     }
 
     private static func readInput() -> Result<[UInt8], ImportError> {

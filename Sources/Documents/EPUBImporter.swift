@@ -38,7 +38,7 @@ enum EPUBImporter {
             }
             guard let idref = itemref.attributes["idref"], let item = manifest[idref], starts[item.href] == nil,
                   let content = try entries.contents(item.href),
-                  let document = try? MarkupParser.xml(content, recover: true) else { continue }
+                  let document = try contentDocument(content, path: item.href) else { continue }
             starts[item.href] = walker.builder.nextStart
             walker.idPrefix = item.href + "#"
             walker.builder.breakParagraph()
@@ -64,6 +64,15 @@ enum EPUBImporter {
         structure.chapters = walker.builder.chapters
         structure.languages = walker.languageSpans
         return ImportedDocument(text: walker.builder.text, structure: structure)
+    }
+
+    /// The content document in `bytes` parsed (errors repaired), nil when it holds no XML at all (it is
+    /// skipped); one that libxml2 could not parse whole is refused, so that no chapter is read cut short.
+    static func contentDocument(_ bytes: [UInt8], path: String) throws(ImportError) -> MarkupElement? {
+        do { return try MarkupParser.xml(bytes, recover: true) } catch {
+            guard error.stoppedEarly else { return nil }
+            throw .malformed("cannot read \(path) of the EPUB whole: \(error)")
+        }
     }
 
     /// Refuses a book whose content is encrypted (META-INF/encryption.xml naming any resource with another
@@ -178,6 +187,12 @@ final class ZipEntries {
 
     static let readExtensions: Set<String> = ["xml", "opf", "ncx", "xhtml", "html", "htm", "xht", "rels"]
 
+    /// Whether entry `name` is one importers read (its extension is one of `readExtensions`): those are kept
+    /// when passed on the way to another (`ZipReader`), so a book zipped in any order is read in one pass.
+    static func isRead(_ name: String) -> Bool {
+        readExtensions.contains(name.split(separator: ".").last.map { $0.lowercased() } ?? "")
+    }
+
     private init(_ reader: ZipReader) {
         self.reader = reader
         names = reader.names
@@ -185,14 +200,14 @@ final class ZipEntries {
 
     /// Lists the entries of the zip in `bytes`. - Throws: `.malformed` for what is not a zip, or broken.
     static func read(_ bytes: [UInt8]) throws(ImportError) -> ZipEntries {
-        do { return ZipEntries(try ZipReader(bytes)) } catch { throw .malformed(error.description) }
+        do { return ZipEntries(try ZipReader(bytes, keeping: isRead)) } catch { throw .malformed(error.description) }
     }
 
     /// The contents of entry `name` when it is one importers read (`readExtensions`), nil when there is none.
     /// - Throws: `.malformed` when it is encrypted, broken or passes a limit of `ZipArchive.Limits`.
     func contents(_ name: String) throws(ImportError) -> [UInt8]? {
         if let bytes = read[name] { return bytes }
-        guard Self.readExtensions.contains(name.split(separator: ".").last.map { $0.lowercased() } ?? "") else { return nil }
+        guard Self.isRead(name) else { return nil }
         let bytes: [UInt8]?
         do { bytes = try reader.contents(of: name) } catch { throw .malformed(error.description) }
         read[name] = bytes

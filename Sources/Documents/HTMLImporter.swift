@@ -2,7 +2,8 @@ import SpeechCore
 import XMLKit
 
 /// HTML and XHTML: the article (`main`, else `article`, else an element with `role="main"`, else the body),
-/// without scripts, styles, navigation, asides, forms and the page's header and footer; headings become
+/// without scripts, styles, navigation (`HTMLNavigation`: landmarks, generated manuals' Prev/Up/Next bars,
+/// breadcrumbs, skip links, cookie banners), asides, forms and the page's header and footer; headings become
 /// chapters; title, authors and language from `<title>`, `<meta name="author">` and `lang`.
 enum HTMLImporter {
     /// Elements never read, wherever they are (HTML Living Standard element names).
@@ -20,9 +21,11 @@ enum HTMLImporter {
     /// The text and structure of the HTML document in `bytes`. Bytes without a declared encoding are taken as
     /// UTF-8 when they are valid UTF-8 (libxml2 would take ISO-8859-1).
     static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportedDocument {
-        guard let root = MarkupParser.html(bytes, encoding: declaresEncoding(bytes) ? nil : "UTF-8") else {
-            throw .nothingToRead("the HTML holds no text")
+        let parsed: MarkupElement?
+        do { parsed = try MarkupParser.html(bytes, encoding: declaresEncoding(bytes) ? nil : "UTF-8") } catch {
+            throw .malformed("cannot read the HTML whole: \(error)")
         }
+        guard let root = parsed else { throw .nothingToRead("the HTML holds no text") }
         var structure = metadata(root)
         let article = article(of: root)
         var walker = DocumentWalker(role: role(in: article))
@@ -115,6 +118,7 @@ enum HTMLImporter {
             if skipped.contains(name) || isNoteMarker(element) || element.attributes["hidden"] != nil
                 || element.attributes["aria-hidden"] == "true" { return .skip }
             if (name == "header" || name == "footer") && element !== article { return .skip }
+            if element !== article, HTMLNavigation.isNavigation(element) { return .skip }
             if name.count == 2, name.first == "h", let level = Int(String(name.last!)), (1...6).contains(level) {
                 return .heading(level)
             }
@@ -131,13 +135,15 @@ enum HTMLImporter {
     }
 
     /// Whether `element` is a footnote marker or a note's way back, which are not read in the middle of a
-    /// sentence: DPUB-ARIA roles `doc-noteref`/`doc-backlink`, EPUB `epub:type="noteref"`, pandoc's classes,
-    /// and a `sup` that holds only a link within the page.
+    /// sentence: DPUB-ARIA roles `doc-noteref`/`doc-backlink`, EPUB `epub:type="noteref"`, pandoc's and
+    /// cmark-gfm's classes and attributes (`data-footnote-ref`, `data-footnote-backref`), and a `sup` that holds
+    /// only a link within the page.
     static func isNoteMarker(_ element: MarkupElement) -> Bool {
         let a = element.attributes
         if let role = a["role"], role == "doc-noteref" || role == "doc-backlink" { return true }
         if let type = a["epub:type"] ?? a["type"], type.split(separator: " ").contains(where: { $0 == "noteref" }) { return true }
-        if let cls = a["class"], cls.split(separator: " ").contains(where: { $0 == "footnote-ref" || $0 == "footnote-back" }) {
+        if a["data-footnote-ref"] != nil || a["data-footnote-backref"] != nil { return true }
+        if let cls = a["class"], cls.split(separator: " ").contains(where: { $0 == "footnote-ref" || $0 == "footnote-back" || $0 == "footnote-backref" }) {
             return true
         }
         if element.name == "sup", element.children.count == 1, case .element(let link) = element.children[0],

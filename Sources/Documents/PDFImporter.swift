@@ -11,8 +11,8 @@ public protocol PDFPages: AnyObject {
     var title: String? { get }
     /// Its Info dictionary's Author, nil when empty.
     var author: String? { get }
-    /// The text of page `index` (0-based) in reading order, lines separated by line feeds.
-    func text(ofPage index: Int) -> String
+    /// The lines of page `index` (0-based) in reading order, each with where it sits on the page.
+    func lines(ofPage index: Int) -> [PDFLine]
     /// The outline, depth first: each entry's title, the 0-based page it leads to, its depth (1 the top).
     func outlineEntries() -> [(title: String, page: Int, level: Int)]
 }
@@ -29,9 +29,10 @@ public enum PDFOpenFailure: Error, Sendable {
 public typealias PDFOpener = ([UInt8], String?) -> Result<any PDFPages, PDFOpenFailure>
 
 /// PDF: each page's text in reading order, lines joined into paragraphs, words
-/// hyphenated across lines joined, ligatures unfolded, running headers, footers and page numbers dropped;
-/// chapters from the outline (at the start of the page each entry leads to); title and author from the
-/// Info dictionary.
+/// hyphenated across lines joined, ligatures unfolded, running headers, footers and page numbers dropped (by
+/// their text and by their place on the page), a table of contents read as its entries without leader dots
+/// and page numbers; chapters from the outline (each where its title is on the page it leads to, else at the
+/// page's start); title and author from the Info dictionary.
 enum PDFImporter {
     /// The environment variable that carries an encrypted PDF's password to the worker (never its arguments,
     /// which every process can list).
@@ -52,7 +53,7 @@ enum PDFImporter {
         var joiner = PDFText.Joiner()
         let count = pdf.pageCount
         for window in PDFText.windows(pageCount: count) {
-            joiner.add(window.map { pdf.text(ofPage: $0) })
+            joiner.add(window.map { pdf.lines(ofPage: $0) })
             if window.lowerBound == 0, count > window.upperBound, let onStart, joiner.builder.text.contains(where: { !$0.isWhitespace }) {
                 onStart(DocumentStart(text: joiner.builder.text, title: pdf.title))
             }
@@ -63,9 +64,7 @@ enum PDFImporter {
         }
         var structure = TextStructure(title: pdf.title, authors: pdf.author.map { [$0] } ?? [])
         var builder = TextBuilder()
-        builder.setChapters(pdf.outlineEntries().compactMap { entry in
-            entry.page < pageStarts.count ? Chapter(title: entry.title, start: pageStarts[entry.page], level: entry.level) : nil
-        })
+        builder.setChapters(PDFOutline.chapters(pdf.outlineEntries(), text: text, pageStarts: pageStarts))
         structure.chapters = builder.chapters
         return ImportedDocument(text: text, structure: structure)
     }
@@ -101,28 +100,43 @@ enum PDFText {
     /// The text of `pages` (each page's lines separated by line feeds) and where each page starts in it (scalar
     /// offsets), joined a window of pages at a time (see `Joiner`, `windows`).
     static func join(_ pages: [String]) -> (String, [Int]) {
+        join(pages.map(PDFLine.stacked))
+    }
+
+    /// The text of `pages` (each page's lines, placed) and where each page starts in it.
+    static func join(_ pages: [[PDFLine]]) -> (String, [Int]) {
         var joiner = Joiner()
         for range in windows(pageCount: pages.count) { joiner.add(Array(pages[range])) }
         return joiner.finish()
     }
 
-    /// Joins pages into text a window at a time. Within a window, lines found at the top or bottom of at
-    /// least half of its pages (digits ignored: running headers and footers), and lines that are only a page
-    /// number, are dropped. What is joined so far (`builder.text`) is a prefix of the final text.
+    /// What runs on most pages of a window: the shapes (`shape`) of lines and rows at the pages' edges, and
+    /// the places in the margin (`PDFLayout.place`) where a row sits.
+    struct Running {
+        var shapes: Set<String> = []
+        var places: Set<String> = []
+        var isEmpty: Bool { shapes.isEmpty && places.isEmpty }
+    }
+
+    /// Joins pages into text a window at a time. Within a window, lines and rows found at the top or bottom
+    /// of at least half of its pages (digits ignored), rows in the margin at the same place on at least half of
+    /// them (running headers and footers), and lines that are only a page number, are dropped. What is joined
+    /// so far (`builder.text`) is a prefix of the final text.
     struct Joiner {
         private(set) var builder = TextBuilder()
         private var starts: [Int] = []
         /// A word hyphenated at the end of the last line, held back until the next line says how it goes on.
         private var carry = ""
-        private var lastRunning: Set<String> = []
+        private var lastRunning = Running()
 
         /// Adds the next window of pages.
-        mutating func add(_ pages: [String]) {
-            let lines = pages.map { page in page.split(separator: "\n", omittingEmptySubsequences: false).map { unfold(String($0)) } }
+        mutating func add(_ pages: [[PDFLine]]) {
+            let lines = pages.map { page in page.map { PDFLine(text: unfold($0.text), top: $0.top, left: $0.left) } }
+            let layouts = lines.map(PDFLayout.init)
             // A short last window keeps the running lines of the window before it.
-            let running = lines.count < 3 && !lastRunning.isEmpty ? lastRunning : runningLines(lines)
+            let running = lines.count < 3 && !lastRunning.isEmpty ? lastRunning : runningLines(lines, layouts)
             lastRunning = running
-            for page in lines { add(page: page, running: running) }
+            for (page, layout) in zip(lines, layouts) { add(page: page, layout: layout, running: running) }
         }
 
         /// The text and where each page starts in it.
@@ -131,17 +145,29 @@ enum PDFText {
             return (builder.text, starts)
         }
 
-        private mutating func add(page: [String], running: Set<String>) {
+        private mutating func add(page: [PDFLine], layout: PDFLayout, running: Running) {
             starts.append(builder.nextStart)
-            let kept = page.enumerated().filter { index, line in
-                let trimmed = line.trimmingSpaces
-                if trimmed.isEmpty { return true }
-                let edge = index < 2 || index >= page.count - 2
-                return !(edge && (isPageNumber(trimmed) || running.contains(shape(trimmed))))
-            }.map(\.element)
-            let lengths = kept.map { $0.trimmingSpaces.count }.filter { $0 > 0 }.sorted()
+            let dropped = PDFText.dropped(page, layout: layout, running: running)
+            let (entries, numbers) = PDFText.contents(page, layout: layout, dropped: dropped)
+            let kept = page.indices.filter { !dropped.contains($0) && !numbers.contains($0) }
+            let lengths = kept.map { page[$0].text.trimmingSpaces.count }.filter { $0 > 0 }.sorted()
             let typical = lengths.isEmpty ? 0 : lengths[lengths.count * 3 / 4]
-            for line in kept { add(line: line.trimmingSpaces, typical: typical) }
+            // Entries are read from the top of the page down, whatever order poppler gives their columns in.
+            var entryOrder = kept.filter { entries[$0] != nil }.sorted { (page[$0].top, page[$0].left) < (page[$1].top, page[$1].left) }[...]
+            for index in kept {
+                if entries[index] != nil, let next = entryOrder.popFirst(), let entry = entries[next] {
+                    flushCarry()
+                    builder.breakParagraph()
+                    builder.append(entry)
+                    builder.breakParagraph()
+                } else {
+                    add(line: page[index].text.trimmingSpaces, typical: typical)
+                }
+            }
+        }
+
+        private mutating func flushCarry() {
+            if !carry.isEmpty { builder.append(carry + "-"); carry = "" }
         }
 
         private mutating func add(line trimmed: String, typical: Int) {
@@ -161,9 +187,7 @@ enum PDFText {
                trimmed.count < typical / 2 {
                 // A short line without punctuation (a heading, a caption) is a sentence of its own.
                 builder.breakParagraph()
-                let start = builder.nextStart
                 builder.append(words)
-                builder.endSentence(since: start)
                 builder.breakParagraph()
                 return
             }
@@ -174,17 +198,60 @@ enum PDFText {
         }
     }
 
-    /// Lines at the top or bottom (first or last two) of at least half the pages, by `shape`, when there are
-    /// three pages or more.
-    static func runningLines(_ pages: [[String]]) -> Set<String> {
-        guard pages.count >= 3 else { return [] }
-        var counts: [String: Int] = [:]
-        for page in pages {
-            let nonEmpty = page.map(\.trimmingSpaces).filter { !$0.isEmpty }
-            let edges = Set(nonEmpty.prefix(2) + nonEmpty.suffix(2)).map(shape)
-            for e in Set(edges) { counts[e, default: 0] += 1 }
+    /// What runs on at least half of `pages` (three or more): the shapes of lines and rows at their edges
+    /// (`PDFLayout.edges`), and the places of their margin rows (`PDFLayout.marginRows`).
+    static func runningLines(_ pages: [[PDFLine]], _ layouts: [PDFLayout]) -> Running {
+        guard pages.count >= 3 else { return Running() }
+        var shapes: [String: Int] = [:]
+        var places: [String: Int] = [:]
+        for (page, layout) in zip(pages, layouts) {
+            var seen: Set<String> = []
+            for row in layout.edges {
+                seen.insert(shape(layout.text(ofRow: row, in: page)))
+                for index in layout.rows[row] { seen.insert(shape(page[index].text.trimmingSpaces)) }
+            }
+            for e in seen { shapes[e, default: 0] += 1 }
+            for row in layout.marginRows { places[PDFLayout.place(top: layout.tops[row], atTop: row == 0), default: 0] += 1 }
         }
-        return Set(counts.filter { $0.value * 2 >= pages.count }.keys)
+        return Running(shapes: Set(shapes.filter { $0.value * 2 >= pages.count }.keys),
+                       places: Set(places.filter { $0.value * 2 >= pages.count }.keys))
+    }
+
+    /// The lines of `page` not read: page numbers and running lines at its edges, and whole rows that run
+    /// (by text or by their place in the margin).
+    static func dropped(_ page: [PDFLine], layout: PDFLayout, running: Running) -> Set<Int> {
+        var dropped: Set<Int> = []
+        for row in layout.edges {
+            let text = layout.text(ofRow: row, in: page)
+            let inPlace = (row == 0 || row == layout.rows.count - 1)
+                && running.places.contains(PDFLayout.place(top: layout.tops[row], atTop: row == 0))
+            if inPlace || running.shapes.contains(shape(text)) || isPageNumber(text) {
+                dropped.formUnion(layout.rows[row])
+                continue
+            }
+            for index in layout.rows[row] {
+                let line = page[index].text.trimmingSpaces
+                if isPageNumber(line) || running.shapes.contains(shape(line)) { dropped.insert(index) }
+            }
+        }
+        return dropped
+    }
+
+    /// The table of contents entries of `page` (by line index: the title, after the section numbers set
+    /// apart on its row), and the lines of those section numbers, read with their titles.
+    static func contents(_ page: [PDFLine], layout: PDFLayout, dropped: Set<Int>) -> ([Int: String], Set<Int>) {
+        var entries: [Int: String] = [:]
+        var numbers: Set<Int> = []
+        for row in layout.rows {
+            for index in row where !dropped.contains(index) {
+                guard let title = TableOfContents.entry(page[index].text) else { continue }
+                let before = row.filter { !dropped.contains($0) && !numbers.contains($0) && page[$0].left < page[index].left
+                    && TableOfContents.isSectionNumber(page[$0].text) }
+                numbers.formUnion(before)
+                entries[index] = (before.map { page[$0].text.trimmingSpaces } + [title]).joined(separator: " ")
+            }
+        }
+        return (entries, numbers)
     }
 
     /// A line with its digits replaced by "#" (so "Chapter 1 — page 12" matches "Chapter 1 — page 13").

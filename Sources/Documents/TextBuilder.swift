@@ -1,8 +1,9 @@
 import SpeechCore
 
 /// Builds the text of a document as a listener should hear it: white space collapsed, paragraphs separated
-/// by a blank line, headings, list items and table rows ending as sentences, and chapters recorded at their
-/// scalar offsets. Control characters become spaces, so `TextCleaner.clean` leaves the text as it is and the
+/// by a blank line, headings, list items and table rows each on lines of their own (a line break ends a
+/// sentence; the text gains no punctuation the document does not have: see `Sentence.heard`), and
+/// chapters recorded at their scalar offsets. Control characters become spaces, so `TextCleaner.clean` leaves the text as it is and the
 /// offsets stay true.
 struct TextBuilder {
     /// The text so far.
@@ -81,13 +82,6 @@ struct TextBuilder {
         case .space, .line: return scalars + 1
         case .paragraph: return scalars + 2
         }
-    }
-
-    /// Ends what was appended since `start` (a scalar offset) as a sentence: a full stop when it ends with
-    /// no punctuation, so a heading, list item or table row is not run into what follows.
-    mutating func endSentence(since start: Int) {
-        guard scalars > start, let last = text.unicodeScalars.last else { return }
-        if !last.properties.generalCategory.isPunctuation { text += "."; scalars += 1 }
     }
 
     /// Records a chapter titled `title` starting at `start`, unless it starts where the previous one does

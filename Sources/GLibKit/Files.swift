@@ -240,11 +240,11 @@ public func executableDirectory() -> String {
 }
 
 /// Where Lector's executable `name` (`lector-daemon`, `lector-window`, `lector-document`) is looked for, in
-/// order: beside the running one (a build folder, or both installed in one folder), then `../libexec/` from
-/// it (where `meson install` puts them, PREFIX/libexec, with `lector` in PREFIX/bin).
+/// order: beside the running one (a build folder, or both installed in PREFIX/libexec/lector), then
+/// `../libexec/lector/` from it (where `meson install` puts them, with `lector` in PREFIX/bin).
 public func siblingExecutableCandidates(_ name: String) -> [String] {
     let dir = executableDirectory()
-    return [dir + "/" + name, dir + "/../libexec/" + name]
+    return [dir + "/" + name, dir + "/../libexec/lector/" + name]
 }
 
 /// The first of `siblingExecutableCandidates(name)` that is an executable regular file; nil when none is.

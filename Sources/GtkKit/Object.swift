@@ -26,7 +26,7 @@ public class Object {
     /// The object as an opaque pointer (for the final types GTK declares without their fields).
     func c() -> OpaquePointer { OpaquePointer(raw) }
 
-    /// Sets a string property (`g_object_set`), e.g. a text tag's "foreground".
+    /// Sets a string property (`g_object_set`), e.g. a label's "label".
     public func set(_ property: String, _ value: String) { lector_gtk_set_string(raw, property, value) }
     /// Sets an integer (or enum) property.
     public func set(_ property: String, _ value: Int) { lector_gtk_set_int(raw, property, Int32(clamping: value)) }

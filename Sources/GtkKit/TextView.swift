@@ -76,7 +76,7 @@ public final class TextBuffer: Object {
         utf8.withUnsafeMutableBufferPointer { gtk_text_buffer_insert(c(), &end, $0.baseAddress, Int32($0.count - 1)) }
     }
 
-    /// A new tag named `name` (see `Object.set` for its properties: "background", "foreground", "underline").
+    /// A new tag named `name`, styled through `TextTag`'s setters.
     public func makeTag(_ name: String) -> TextTag { TextTag(lector_gtk_create_tag(c(), name)) }
 
     /// Applies `tag` to the characters in `range` (clamped to the text).
@@ -130,5 +130,16 @@ public final class TextBuffer: Object {
     }
 }
 
-/// `GtkTextTag`: how a range of text looks.
-public final class TextTag: Object {}
+/// `GtkTextTag`: how a range of text looks. Only what GTK 4.8's accessibility can report is offered: a tag
+/// with a text colour (`foreground-set`) makes any AT-SPI attribute query over it read the write-only
+/// `foreground` property and crash the process (gtk/a11y/gtkatspitextbuffer.c), so there is no setter for it.
+public final class TextTag: Object {
+    /// The background colour (a CSS colour such as `#ffd54a`).
+    public func setBackground(_ colour: String) { lector_gtk_set_string(raw, "background", colour) }
+    /// A single underline, or none.
+    public func setUnderlined(_ underlined: Bool) { lector_gtk_set_int(raw, "underline", underlined ? 1 : 0) } // PANGO_UNDERLINE_SINGLE
+    /// The font weight (Pango's, 100-1000: 700 is bold).
+    public func setWeight(_ weight: Int) { lector_gtk_set_int(raw, "weight", Int32(clamping: weight)) }
+    /// The font size as a factor of the view's.
+    public func setScale(_ scale: Double) { lector_gtk_set_double(raw, "scale", scale) }
+}

@@ -40,7 +40,7 @@ final class Client {
 
     /// Starts a daemon that will own `org.lector.Lector`: by D-Bus activation when Lector is installed, else
     /// by starting `lector-daemon daemon` detached (its log then goes to `$XDG_STATE_HOME/lector/daemon.log`),
-    /// then waits up to 10 s for the name.
+    /// then waits up to 10 s for the name, and up to 1 s more for the player's (`MPRIS.lectorBusName`).
     private func startDaemon() throws(ConnectError) {
         let activated = (try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                               interface: "org.freedesktop.DBus", method: "StartServiceByName",
@@ -51,6 +51,12 @@ final class Client {
             if MainContext.monotonicMicroseconds > deadline {
                 throw .cannotStart("it did not appear on the session bus within 10 s; see \(Self.logPath())")
             }
+            usleep(5_000)
+        }
+        // The daemon asks for its player's name once it has Lector's: commands that go on with MPRIS calls
+        // (repeat, open) find it too. Another program may hold that name, so this wait is short.
+        let playerDeadline = MainContext.monotonicMicroseconds + 1_000_000
+        while !connection.nameHasOwner(MPRIS.lectorBusName) && MainContext.monotonicMicroseconds < playerDeadline {
             usleep(5_000)
         }
     }
@@ -192,7 +198,7 @@ final class Client {
     /// Calls a method of MPRIS's Player interface on the daemon. Returns the exit status.
     func player(_ method: MPRIS.PlayerMethod, _ arguments: [Variant] = []) -> Int32 {
         do {
-            _ = try connection.call(destination: Names.bus, path: MPRIS.path, interface: MPRIS.playerInterface,
+            _ = try connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: MPRIS.playerInterface,
                                     method: method.rawValue, arguments: arguments, autoStart: false)
         } catch {
             printError(error.description)
@@ -229,7 +235,7 @@ final class Client {
 
     /// One property of MPRIS's Player interface (unboxed).
     func mprisProperty(_ name: MPRIS.PlayerProperty) throws(DBusError) -> Variant {
-        let reply = try connection.call(destination: Names.bus, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
+        let reply = try connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
                                         method: "Get", arguments: [.string(MPRIS.playerInterface), .string(name.rawValue)], autoStart: false)
         return reply.first?.unboxed ?? .string("")
     }
@@ -246,7 +252,7 @@ final class Client {
     /// Sets MPRIS LoopStatus on the daemon. Returns the exit status.
     func setLoopStatus(_ status: MPRIS.LoopStatus) -> Int32 {
         do {
-            _ = try connection.call(destination: Names.bus, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
+            _ = try connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
                                     method: "Set", arguments: [.string(MPRIS.playerInterface),
                                                                .string(MPRIS.PlayerProperty.loopStatus.rawValue),
                                                                .variant(.string(status.rawValue))], autoStart: false)

@@ -86,9 +86,14 @@ public enum Command {
         let parser = OptionParser(parameterString: "COMMAND [OPTION…]",
                                   summary: "Reads text aloud with eSpeak NG; a media player on the session bus (MPRIS).\n\nCommands:\n" + list.joined(separator: "\n"),
                                   description: "`lector COMMAND --help` describes each command.")
+        let version = parser.flag("version", "Print Lector's version and exit")
         do { _ = try parser.parse(arguments) } catch {
             printError(error.description)
             return 2
+        }
+        if version.value {
+            print("lector \(LectorVersion.string)")
+            return 0
         }
         fputs(parser.helpText, stdout)
         return arguments.count > 1 ? 0 : 2
@@ -114,8 +119,9 @@ public enum Command {
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
         let ssml = parser.flag("ssml", "The text is an SSML document (<speak>…</speak>)")
-        let format = parser.string("format", "The text's or file's format: html, markdown, epub, odt, docx, pdf or text (default: told by its content); with --output, the audio file's: wav, flac, ogg, opus or mp3 (default: from the extension)", argument: "FORMAT")
+        let format = parser.string("format", "The text's or file's format: html, markdown, epub, odt, docx, pdf or text (default: told by its content); with --output, the audio file's: wav, flac, ogg, opus or mp3, or subtitles: srt or vtt (default: from the extension)", argument: "FORMAT")
         let password = parser.string("password", "The password of an encrypted PDF", argument: "PASSWORD")
+        let reading = parser.string("reading", "What is read of web addresses, e-mail addresses, citations, long numbers and hashes, runs of symbols and emoji: NAME=VALUE pairs separated by commas (links=host|full|skip, emails|citations|numbers|symbols=read|skip, emoji=once|all|skip; default: the configuration's [reading])", argument: "LIST")
         let queue = parser.flag("queue", short: "q", "Read after what is being read, instead of replacing it")
         let fromStart = parser.flag("from-start", "Read a file read before from its beginning, not from where it was left off")
         let wait = parser.flag("wait", short: "w", "Return when reading ends")
@@ -129,6 +135,13 @@ public enum Command {
         let clipboard = parser.flag("clipboard", short: "c", "Read the text in the clipboard")
         guard let rest = parse(parser, args) else { return 2 }
         var options = SpeakOptions(language: lang.value, voice: voice.value, rate: rate.value, pitch: pitch.value, queue: queue.value)
+        if let list = reading.value {
+            do { try SpeakOptions.checkReading(list) } catch {
+                printError(error.message)
+                return 2
+            }
+            options.reading = list
+        }
         if selection.value || clipboard.value {
             guard output.value == nil else {
                 printError("--selection and --clipboard are read aloud, not rendered: give the text or --file with --output")

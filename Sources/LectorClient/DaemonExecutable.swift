@@ -5,7 +5,7 @@ import LectorCommon
 /// `lector-daemon`, the executable that runs the daemon, the synthesis worker, `voices` and `read --output`
 /// (it links eSpeak NG, PulseAudio, ICU and CLD2; `lector` links GLib only, so that every command starts fast).
 /// It is looked for next to `lector` (the build folder, or both installed in one folder), then in
-/// `../libexec/` from `lector`'s folder (where `meson install` puts it: PREFIX/libexec).
+/// `../libexec/lector/` from `lector`'s folder (where `meson install` puts it: PREFIX/libexec/lector).
 enum DaemonExecutable {
     /// The paths tried, in order, for the executable `name` (`lector-daemon`, `lector-window`).
     static func candidates(_ name: String = "lector-daemon") -> [String] {

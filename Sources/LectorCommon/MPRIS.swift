@@ -10,6 +10,9 @@ public enum MPRIS {
     public static let playerInterface = "org.mpris.MediaPlayer2.Player"
     /// Every player's bus name starts with this ("org.mpris.MediaPlayer2.").
     public static let busNamePrefix = rootInterface + "."
+    /// The shared daemon's player name ("org.mpris.MediaPlayer2.lector"), owned by the daemon's MPRIS
+    /// connection: the only connection that exports and signals the player, so every signal is sent once.
+    public static let lectorBusName = busNamePrefix + "lector"
     /// The track id meaning "no track" (Track_Id).
     public static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
 

@@ -1,3 +1,4 @@
+import SpeechCore
 import GLibKit
 
 /// How a client asks for a text to be read: the options of `lector read` and of the D-Bus `Speak` call
@@ -39,6 +40,9 @@ public struct SpeakOptions: Equatable, Sendable {
     public var format: String?
     /// The password of an encrypted PDF.
     public var password: String?
+    /// Reading settings for this text, `name=value` pairs separated by commas (`ReadingSettings.changed(by:)`),
+    /// over the configured ones; nil: the configured ones.
+    public var reading: String?
 
     /// Options with everything left to the daemon's defaults, except what is given.
     public init(language: String? = nil, voice: String? = nil, rate: Int? = nil, pitch: Int? = nil, queue: Bool = false) {
@@ -76,11 +80,13 @@ extension SpeakOptions {
         case format
         /// `SpeakOptions.password`.
         case password
+        /// `SpeakOptions.reading`.
+        case reading
 
         /// The D-Bus type of the key's value: "s", "i" or "b".
         public var type: String {
             switch self {
-            case .language, .voice, .title, .url, .format, .password: "s"
+            case .language, .voice, .title, .url, .format, .password, .reading: "s"
             case .rate, .pitch: "i"
             case .queue, .ssml, .fromStart: "b"
             }
@@ -133,6 +139,12 @@ extension SpeakOptions {
         guard pitches.contains(pitch) else { throw .pitchOutOfRange(pitch) }
     }
 
+    /// Checks `reading` (`name=value` pairs, `ReadingSettings.changed(by:)`).
+    /// - Throws: `ReadingSettingsError` with the one line for the first bad pair.
+    public static func checkReading(_ reading: String) throws(ReadingSettingsError) {
+        _ = try ReadingSettings().changed(by: reading)
+    }
+
     /// The options as Speak and SpeakFile take them (`a{sv}` entries, unboxed): only what is set, the
     /// booleans only when true, rate and pitch as `i` (clamped to `Int32`).
     public var dbusOptions: [String: Variant] {
@@ -148,6 +160,7 @@ extension SpeakOptions {
         if fromStart { d[.fromStart] = .bool(true) }
         if let v = format { d[.format] = .string(v) }
         if let v = password { d[.password] = .string(v) }
+        if let v = reading { d[.reading] = .string(v) }
         return d.wireNamed
     }
 
@@ -187,6 +200,7 @@ extension SpeakOptions {
         case .ssml: ssml = try flag()
         case .format: format = try text()
         case .password: password = try text()
+        case .reading: reading = try text()
         }
     }
 }

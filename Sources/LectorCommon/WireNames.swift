@@ -78,6 +78,8 @@ public enum Lector1 {
         case jumpToChapter = "JumpToChapter"
         /// Moves by chapters or paragraphs, forward or back; says whether there was one.
         case move = "Move"
+        /// Sentences of the text: their ranges in Text and what is said of each.
+        case sentences = "Sentences"
 
         /// Speak: (text, options); SpeakFile: (file descriptor, options), options as `SpeakOptions.dbusOptions`;
         /// SleepAfter: µs; SetRate: words per minute; SetPitch: 0-99; SetVoice: name, identifier or BCP 47 tag;
@@ -93,6 +95,7 @@ public enum Lector1 {
             case .watchWords: "b"
             case .jumpToChapter: "u"
             case .move: "si"
+            case .sentences: "uu"
             case .pause, .resume, .toggle, .stop, .sleepAtParagraphEnd, .cancelSleep, .listVoices: ""
             }
         }
@@ -103,6 +106,7 @@ public enum Lector1 {
             case .speak, .speakFile: "t"
             case .listVoices: "a(ssass)"
             case .move: "b"
+            case .sentences: "a(uus)"
             default: ""
             }
         }

@@ -36,7 +36,7 @@ final class AudiobookFile {
         encodedPath = "\(folder)/.\(name).\(getpid()).part"
         taggedPath = "\(folder)/.\(name).\(getpid()).tagged"
         do throws(Errno) {
-            fd = try FileDescriptor.open(encodedPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+            fd = try FileDescriptor.open(encodedPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o644)
         } catch {
             throw RenderError(message: "cannot write \(path): \(error)")
         }
@@ -55,6 +55,7 @@ final class AudiobookFile {
             let own = format == .wav
             writer = try SoundFileWriter(fd: fd, format: format, sampleRate: rate, bitrate: bitrate,
                                          title: own ? tags.title : nil, artist: own ? tags.authors.first : nil,
+                                         album: own ? tags.album : nil, track: own ? tags.track.map { "\($0.number)" } : nil,
                                          originalRate: sourceRate)
         } catch {
             try? fd.close()
@@ -67,9 +68,17 @@ final class AudiobookFile {
     /// Samples at the source rate encoded into the file so far (behind `samples` while segments are encoded).
     var encodedSamples: Int { segmented?.joinedSamples ?? samples }
 
+    /// Chapter marks: their titles and source samples, placed in the audio when the file is complete.
+    private var marks: [(title: String, sample: Int)] = []
+
     /// A chapter mark at the current position.
     func mark(_ title: String) {
-        tags.chapters.append(AudioTags.Mark(title: title, start: samples * 1_000 / sourceRate))
+        marks.append((title, samples))
+    }
+
+    /// Where source sample `sample` is heard in the finished file, ms.
+    func milliseconds(atSample sample: Int) -> Int {
+        (sample + (segmented?.shift(at: sample) ?? 0)) * 1_000 / sourceRate
     }
 
     /// Encodes `pcm` (16-bit mono at the source rate).
@@ -89,15 +98,17 @@ final class AudiobookFile {
         samples += pcm.count
     }
 
-    /// Finishes the encoding, writes the tags, and renames the file into place (replacing one there).
+    /// Finishes the encoding and writes the tags into the hidden file, synced; `publish` renames it into place.
     /// - Throws: `RenderError` with one line; nothing is left behind then.
-    func commit() throws(RenderError) {
+    func finish() throws(RenderError) {
         if let segmented {
             do throws(RenderError) { try segmented.finish() } catch {
                 abandon()
                 throw RenderError(message: "cannot write \(path): \(error)")
             }
         }
+        tags.chapters = marks.map { AudioTags.Mark(title: $0.title, start: milliseconds(atSample: $0.sample)) }
+        tags = tags.bounded(totalBytes: OfflineRenderer.tagBudget(format)).tags
         do {
             if let resampler { try writer?.write(resampler.flush()) }
             try writer?.finish()
@@ -108,36 +119,60 @@ final class AudiobookFile {
             case .ogg, .opus: .ogg
             case .mp3: .mp3
             }
-            var final = encodedPath
             if let container {
                 TemporaryFiles.add(taggedPath)
-                let out = try FileDescriptor.open(taggedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+                let out = try FileDescriptor.open(taggedPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o644)
                 defer { try? out.close() }
                 _ = try fd.seek(offset: 0, from: .start)
                 try Retagging.rewrite(container, from: fd, to: out, tags: tags, durationMs: samples * 1_000 / sourceRate)
                 guard fsync(out.rawValue) == 0 else { throw Errno.current }
-                final = taggedPath
+                finished = taggedPath
+                unlink(encodedPath)
+                TemporaryFiles.remove(encodedPath)
             } else {
                 guard fsync(fd.rawValue) == 0 else { throw Errno.current }
+                finished = encodedPath
             }
-            guard rename(final, path) == 0 else { throw Errno.current }
-            TemporaryFiles.remove(final)
-            abandon()
+            closeFile()
         } catch {
             abandon()
             throw RenderError(message: "cannot write \(path): \(error)")
         }
     }
 
+    /// The hidden file holding the finished audio, once `finish` has run.
+    private var finished: String?
+
+    /// Renames the finished file into place: a file or link already there is replaced, never followed.
+    /// - Throws: `RenderError` with one line (the hidden file is removed).
+    func publish() throws(RenderError) {
+        guard let finished else { throw RenderError(message: "cannot write \(path): not finished") }
+        guard rename(finished, path) == 0 else {
+            let error = Errno.current
+            abandon()
+            throw RenderError(message: "cannot write \(path): \(error)")
+        }
+        TemporaryFiles.remove(finished)
+        self.finished = nil
+    }
+
     /// Removes the hidden files (after a failure or once renamed).
     func abandon() {
         segmented?.abandon()
         writer = nil
-        try? fd.close()
+        closeFile()
         for file in [encodedPath, taggedPath] where TemporaryFiles.contains(file) {
             unlink(file)
             TemporaryFiles.remove(file)
         }
+    }
+
+    private var isOpen = true
+
+    /// Closes the hidden file's descriptor once.
+    private func closeFile() {
+        if isOpen { try? fd.close() }
+        isOpen = false
     }
 
     /// The folder (`.` for a bare name) and the name of `path`.

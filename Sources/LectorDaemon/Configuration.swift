@@ -26,7 +26,10 @@ import Synthesis
 /// (default 15). `[daemon]`: `idle-exit`, the minutes stopped after which the daemon exits with its state saved
 /// (default 10; 0 never), and `portal-shortcut` (`true`/`false`, default false): bind "Read selection" through
 /// the XDG GlobalShortcuts portal (`PortalShortcut`); the daemon then never exits when idle, since the portal
-/// forgets the shortcut when the daemon goes. Comments are whole lines starting with `#` (GKeyFile keeps anything after
+/// forgets the shortcut when the daemon goes. `[reading]`: what is read of web addresses, e-mail addresses,
+/// citation markers, long numbers and hashes, runs of symbols and emoji (`ReadingSettings`: `links` = `host`,
+/// `full` or `skip`; `emails`, `citations`, `numbers`, `symbols` = `read` or `skip`; `emoji` = `once`, `all` or
+/// `skip`). Comments are whole lines starting with `#` (GKeyFile keeps anything after
 /// `=` as the value).
 ///
 /// The file is read without blocking (a FIFO is refused, not waited on), and only when it is a regular file of
@@ -53,6 +56,8 @@ struct Configuration: Equatable {
     var idleExitSeconds: Double?
     /// `[daemon] portal-shortcut`: whether the daemon binds "Read selection" through the GlobalShortcuts portal.
     var portalShortcut = false
+    /// `[reading]`: what is read of web addresses, symbols, emoji, … (the defaults for what the file leaves out).
+    var reading = ReadingSettings()
 
     /// `$XDG_CONFIG_HOME/lector/config`.
     static var defaultPath: String { UserDirs.config + "/lector/config" }
@@ -95,7 +100,8 @@ struct Configuration: Equatable {
             case "voices": config.readVoices(file, matcher: matcher(), report: report)
             case "ducking": config.readDucking(file, report: report)
             case "daemon": config.readDaemon(file, report: report)
-            default: report(group, nil, "unknown group (known: [speech], [voices], [ducking], [daemon]); ignored")
+            case "reading": config.readReading(file, report: report)
+            default: report(group, nil, "unknown group (known: [speech], [voices], [ducking], [daemon], [reading]); ignored")
             }
         }
         return (config, problems)

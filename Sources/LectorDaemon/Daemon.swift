@@ -74,7 +74,7 @@ public final class Daemon {
 
     /// The MPRIS bus name: `org.mpris.MediaPlayer2.lector`, or `….lector.instance<pid>` for a separate instance.
     private var mprisName: String {
-        instance ? MPRIS.busNamePrefix + "lector.instance\(getpid())" : MPRIS.busNamePrefix + "lector"
+        instance ? MPRIS.lectorBusName + ".instance\(getpid())" : MPRIS.lectorBusName
     }
 
     /// Runs the daemon until it is told to quit; returns the process exit status (0, or 1 when another
@@ -85,7 +85,8 @@ public final class Daemon {
         Memory.fixLargeBlockThreshold()
         // The MPRIS name on a connection of its own, which exports the player only: a sandboxed app allowed to
         // talk to media players (org.mpris.MediaPlayer2.*) reaches that connection, not Lector1 and its Text.
-        // Lector's connection exports the player too, for the command line's Seek and Next.
+        // Only that connection exports and signals the player (the command line and the window call it there
+        // too), so each PropertiesChanged and Seeked is sent once.
         let connection: DBusConnection, mprisConnection: DBusConnection
         do {
             connection = try DBusConnection.session()
@@ -111,7 +112,6 @@ public final class Daemon {
         // Objects first, then the name: a client that reacts to the name appearing always finds them.
         do {
             try lector.export(on: connection)
-            try mpris.export(on: connection)
             try mpris.export(on: mprisConnection)
         } catch {
             printError("cannot export Lector's D-Bus object: \(error)")

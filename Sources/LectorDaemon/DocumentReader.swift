@@ -9,9 +9,14 @@ import SystemKit
 /// file itself (its standard input), its output is read as it comes (non-blocking), and a watchdog kills it
 /// after `timeoutMilliseconds`.
 final class DocumentReader {
-    /// How long one document may take to read (20 s; `LECTOR_TEST_DOCUMENT_TIMEOUT_MS` for the end-to-end
-    /// tests, which nothing in Lector sets).
-    static let timeoutMilliseconds: UInt32 = getenv("LECTOR_TEST_DOCUMENT_TIMEOUT_MS").flatMap { UInt32(String(cString: $0)) } ?? 20_000
+    /// How long one document may take to read (20 s; in debug builds only, `LECTOR_TEST_DOCUMENT_TIMEOUT_MS`
+    /// for the end-to-end tests, which nothing in Lector sets).
+    static let timeoutMilliseconds: UInt32 = {
+        #if DEBUG
+        if let value = getenv("LECTOR_TEST_DOCUMENT_TIMEOUT_MS").flatMap({ UInt32(String(cString: $0)) }) { return value }
+        #endif
+        return 20_000
+    }()
     /// Most bytes the worker may send back (64 MiB of text and structure).
     static let maximumOutputBytes = 64 << 20
 
@@ -43,7 +48,7 @@ final class DocumentReader {
 
     /// How the document worker for `format` is started: `lector-document-pdf` for a PDF, `lector-document`
     /// for the rest, found by `siblingExecutable` (next to this executable: the build folder, or
-    /// PREFIX/libexec where meson installs them). They alone link the document libraries (libxml2, libarchive,
+    /// PREFIX/libexec/lector where meson installs them). They alone link the document libraries (libxml2, libarchive,
     /// cmark, and for PDFs poppler with its 41 libraries; ICU comes with libxml2), so the daemon maps none of
     /// them and a document's worker starts fast; a document that is not a PDF does not wait for poppler's.
     static func workerArgv(format: String) -> [String] {

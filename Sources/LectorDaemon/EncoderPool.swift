@@ -113,7 +113,7 @@ final class EncoderPool: Sendable {
     private static func encode(_ job: Job, format: AudioFormat, bitrate: Int?, sourceRate: Int) throws(RenderError) -> Int {
         let fd: FileDescriptor
         do throws(Errno) {
-            fd = try FileDescriptor.open(job.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+            fd = try FileDescriptor.open(job.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o644)
         } catch {
             throw RenderError(message: "cannot write \(job.path): \(error)")
         }

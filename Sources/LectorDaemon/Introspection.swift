@@ -33,6 +33,10 @@ enum Introspection {
                      without it a file's content type (GIO) decides. A document is read in a child process
                      into its text, title, authors and chapters
         password  s  the password of an encrypted PDF
+        reading   s  what is read of web addresses, e-mail addresses, citation markers, long numbers and hashes,
+                     runs of symbols and emoji: name=value pairs separated by commas (links=host|full|skip,
+                     emails, citations, numbers, symbols=read|skip, emoji=once|all|skip), over the
+                     configuration's [reading]; InvalidArgs for an unknown name or value
       Errors: org.lector.Lector1.Error.EmptyText (nothing readable), org.lector.Lector1.Error.UnknownLanguage,
       org.lector.Lector1.Error.UnknownVoice, org.lector.Lector1.Error.MalformedSSML (with line and column),
       org.lector.Lector1.Error.QueueFull (with queue: the text does not fit in the queue; nothing changed),
@@ -98,6 +102,16 @@ enum Introspection {
     <!-- ListVoices: the eSpeak NG voices: (name, identifier, BCP 47 languages, gender "male"/"female"/""). -->
     <method name="ListVoices">
       <arg name="voices" type="a(ssass)" direction="out"/>
+    </method>
+    <!-- Sentences: up to `count` sentences of the current (or last) text from sentence `first` (0-based), each
+         (start, length) in Text (Unicode scalars) and what is said of it: the words the engine reads, which differ
+         from the written text where a web address is read as its host, a citation marker or a run of symbols is
+         left out, … (the reading settings). Cuts the rest of a long text first when asked past what is cut.
+         Empty past the last sentence or when there is no text. At most 4096 sentences per call. -->
+    <method name="Sentences">
+      <arg name="first" type="u" direction="in"/>
+      <arg name="count" type="u" direction="in"/>
+      <arg name="sentences" type="a(uus)" direction="out"/>
     </method>
     <!-- JumpToChapter: moves to the start of chapter `index` (0-based, as in Chapters), keeping the state
          (paused stays paused). Error org.freedesktop.DBus.Error.InvalidArgs when there is no such chapter. -->

@@ -76,6 +76,14 @@ final class LectorService: DBusDeferringObject {
                 throw .invalidArgs("Move takes (s unit, i count)")
             }
             return [.bool(try reader.move(count, by: unit))]
+        case .sentences:
+            guard arguments.count == 2, let first = arguments[0].int64, let count = arguments[1].int64 else {
+                throw .invalidArgs("Sentences takes (u first, u count)")
+            }
+            let listed = reader.sentences(from: Int(first), count: Int(count)).map { s in
+                Variant.tuple([.uint32(UInt32(s.range.lowerBound)), .uint32(UInt32(s.range.count)), .string(s.heard)])
+            }
+            return [.array(elementType: "(uus)", listed)]
         case .listVoices:
             let voices = reader.voices.map { v in
                 Variant.tuple([.string(v.name), .string(v.identifier), .strings(v.languages), .string(v.gender.dbusName)])

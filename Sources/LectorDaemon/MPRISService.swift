@@ -18,8 +18,8 @@ final class MPRISService: DBusDeferringObject {
 
     private let reader: Reader
     private let quit: () -> Void
-    /// The connections it is exported on, weakly: Lector's own (for the command line's Seek and Next) and the
-    /// one that owns the MPRIS name (for everyone else, sandboxed players' clients included).
+    /// The connections it is exported on, weakly: the one that owns the MPRIS name (for every client, sandboxed
+    /// players' clients included; Lector's own connection does not export the player).
     private var exportedOn: [() -> DBusConnection?] = []
     private var connection: DBusConnection? { exportedOn.lazy.compactMap { $0() }.first }
     private var announced: [String: [String: Variant]] = [:]
@@ -40,8 +40,8 @@ final class MPRISService: DBusDeferringObject {
         artURL = Self.findIcon().flatMap(pathToFileURI)
     }
 
-    /// Exports both interfaces on `connection` (before the MPRIS name is owned); may be called for several
-    /// connections, and then signals go out on each.
+    /// Exports both interfaces on `connection` (before the MPRIS name is owned). The daemon calls it once, for
+    /// the connection of the MPRIS name; were it called for several, signals would go out on each.
     func export(on connection: DBusConnection) throws(GLibError) {
         exportedOn.append { [weak connection] in connection }
         _ = try connection.register(self, path: Self.path, interface: Self.rootInterface, introspectionXML: Introspection.mpris)

@@ -164,7 +164,7 @@ final class ParallelSynthesis {
                 slot.assigned.append(index)
                 let sentence = utterance.sentences[index]
                 client.configure(voice: utterance.voice(ofSentence: index).engineVoice, rate: utterance.rate, pitch: utterance.pitch)
-                client.synthesize(sentence.markup ?? sentence.text, tag: UInt32(truncatingIfNeeded: index + 1), ssml: sentence.markup != nil)
+                client.synthesize(sentence.markup ?? sentence.heard, tag: UInt32(truncatingIfNeeded: index + 1), ssml: sentence.markup != nil)
             }
         }
     }

@@ -25,7 +25,7 @@ enum Piper {
     }
 
     /// The worker script: `$LECTOR_PIPER_WORKER`, else `lector-piper-worker` beside this executable (installed:
-    /// both in `libexec/`), else `data/lector-piper-worker` in a folder above it (a build in the source tree).
+    /// both in `libexec/lector/`), else `data/lector-piper-worker` in a folder above it (a build in the source tree).
     static var workerScript: String? {
         if let value = environment(workerVariable), !value.isEmpty { return value }
         var folder = executableDirectory()

@@ -89,11 +89,11 @@ final class PortalShortcut {
         }
     }
 
-    /// Where `lector` is: beside the daemon (a build folder), in `../bin/` (installed, the daemon in
-    /// `libexec/`), else on PATH.
+    /// Where `lector` is: beside the daemon (a build folder), in `../../bin/` (installed, the daemon in
+    /// `libexec/lector/`), else on PATH.
     static func lectorExecutable() -> String? {
         let dir = executableDirectory()
-        return [dir + "/lector", dir + "/../bin/lector"].first { access($0, X_OK) == 0 && fileTest($0, .isRegular) }
+        return [dir + "/lector", dir + "/../../bin/lector"].first { access($0, X_OK) == 0 && fileTest($0, .isRegular) }
             ?? findProgramInPath("lector")
     }
 

@@ -102,7 +102,9 @@ extension Reader {
     }
 
     /// The document format `options.format` names, else the one of a file named `name` starting with `head`
-    /// (`DocumentReader.format`); nil for plain text or SSML. - Throws: InvalidArgs for an unknown format.
+    /// (`DocumentReader.format`); nil for plain text or SSML.
+    /// - Throws: InvalidArgs for an unknown format, and for a file that is neither text nor a document
+    ///   (`isText`), unless `options.format` says how to read it (`--format text` reads any file as text).
     static func documentFormat(options: SpeakOptions, name: String?, head: [UInt8]) throws(DBusError) -> String? {
         if let given = options.format {
             guard let format = DocumentFormat(rawValue: given.lowercased()) else {
@@ -111,7 +113,24 @@ extension Reader {
             return format == .text ? nil : format.rawValue
         }
         guard !options.ssml, !head.isEmpty else { return nil }
-        return DocumentReader.format(byName: ContentType.guess(fileName: name, data: head),
-                                     byData: ContentType.guess(fileName: nil, data: head))
+        let byData = ContentType.guess(fileName: nil, data: head)
+        if let format = DocumentReader.format(byName: ContentType.guess(fileName: name, data: head), byData: byData) {
+            return format
+        }
+        guard isText(contentType: byData, head: head) else {
+            throw .invalidArgs("cannot read \(name ?? "the file"): it is neither text nor a document Lector reads (\(byData)); "
+                               + "--format text reads it as text anyway")
+        }
+        return nil
+    }
+
+    /// Whether a file whose first bytes are `head`, of content type `type` as GIO guesses it from them alone, is
+    /// read as text: `text/plain` or a subclass of it (XML, scripts, mail), SSML, an empty file, or bytes GIO
+    /// cannot place (`application/octet-stream`) that hold no NUL byte, such as text coloured with terminal
+    /// escapes (ESC is a control character, which GIO takes for binary). Executables, libraries, images,
+    /// archives and the like are not: read as text, an ELF binary was hours of noise.
+    static func isText(contentType type: String, head: [UInt8]) -> Bool {
+        ContentType.isA(type, "text/plain") || type == "application/ssml+xml" || type == "application/x-zerosize"
+            || (type == "application/octet-stream" && !head.contains(0))
     }
 }

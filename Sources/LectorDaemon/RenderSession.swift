@@ -18,6 +18,8 @@ final class RenderSession {
     private var partIndex = -1
     private var nextMark = 0
     private var written: [(path: String, title: String, seconds: Int)] = []
+    /// The parts finished into their hidden files, renamed into place once every one is.
+    private var finished: [AudiobookFile] = []
     private var failure: RenderError?
     private var interrupted = false
     private var synthesisEnded = false
@@ -33,9 +35,15 @@ final class RenderSession {
     private var pendingHead = 0
     private var pool: EncoderPool?
     private var synthesis: ParallelSynthesis?
+    /// Subtitles to write instead of audio (`--output book.srt`), else nil.
+    private let subtitleFormat: SubtitleFormat?
+    private var subtitles: SubtitleFile?
 
-    init(renderer: OfflineRenderer, format: AudioFormat, parts: [OfflineRenderer.Part], marks: [(sentence: Int, title: String)]) {
+    /// A session writing `parts` in `format`, or with `subtitles` one subtitle file at the renderer's path.
+    init(renderer: OfflineRenderer, format: AudioFormat, parts: [OfflineRenderer.Part], marks: [(sentence: Int, title: String)],
+         subtitles: SubtitleFormat? = nil) {
         self.renderer = renderer
+        subtitleFormat = subtitles
         self.format = format
         self.parts = parts
         self.marks = marks
@@ -50,7 +58,7 @@ final class RenderSession {
         let synthesis = ParallelSynthesis(renderer.utterance, jobs: max(1, jobs), workerArgv: renderer.workerArgv, loop: loop)
         synthesis.onSentence = { [unowned self] index, pcm in sentence(index, pcm) }
         self.synthesis = synthesis
-        if EncoderPool.encodes(format) {
+        if subtitleFormat == nil && EncoderPool.encodes(format) {
             pool = try EncoderPool(threads: max(1, jobs), format: format, bitrate: renderer.options.bitrate,
                                    sourceRate: sampleRate)
         }
@@ -64,7 +72,11 @@ final class RenderSession {
         }
         defer { signals.forEach { $0.cancel() } }
         do throws(RenderError) {
-            try openPart(0)
+            if let subtitleFormat {
+                subtitles = try SubtitleFile(path: renderer.options.path, format: subtitleFormat, sampleRate: sampleRate)
+            } else {
+                try openPart(0)
+            }
             try synthesis.run()
             synthesisEnded = true
             if interrupted {
@@ -74,13 +86,14 @@ final class RenderSession {
                 return 130
             }
             if let failure { throw failure }
-            try closePart()
-            if parts.count > 1 { try writePlaylist() }
+            try complete()
             progress?.finish(audioSeconds: Double(totalSamples) / Double(sampleRate))
             return 0
         } catch {
             progress?.finish()
             file?.abandon()
+            finished.forEach { $0.abandon() }
+            subtitles?.close()
             TemporaryFiles.removeAll()
             if interrupted {
                 printError("interrupted; no file written")
@@ -93,6 +106,13 @@ final class RenderSession {
     /// Writes a sentence's audio into the part it belongs to, with the chapter marks that start at it.
     private func sentence(_ index: Int, _ pcm: [Int16]) -> Bool {
         do throws(RenderError) {
+            if let subtitles {
+                try subtitles.add(text: renderer.utterance.sentences[index].text, pcm: pcm)
+                totalSamples += pcm.count
+                progress?.update(done: renderer.utterance.sentences[index].range.upperBound,
+                                 audioSeconds: Double(totalSamples) / Double(sampleRate))
+                return true
+            }
             while partIndex + 1 < parts.count && parts[partIndex + 1].firstSentence <= index {
                 try closePart()
                 try openPart(partIndex + 1)
@@ -151,25 +171,53 @@ final class RenderSession {
         self.file = file
     }
 
+    /// Finishes every file and renames them into place, only once all are complete beside their places.
+    private func complete() throws(RenderError) {
+        if let subtitles {
+            try subtitles.finish()
+            try subtitles.publish()
+            return
+        }
+        try closePart()
+        let playlist = parts.count > 1 ? try writePlaylist() : nil
+        for file in finished { try file.publish() }
+        if let playlist { try publish(playlist, as: ChapterPlan.playlistPath(renderer.options.path)) }
+    }
+
+    /// Finishes the part being written into its hidden file; it is renamed into place with the others.
     private func closePart() throws(RenderError) {
         guard let file else { return }
         let part = parts[partIndex]
-        try file.commit()
+        try file.finish()
         self.file = nil
+        finished.append(file)
         earlierParts += file.samples
-        written.append((part.path, part.tags.title ?? "", file.samples / sampleRate))
+        written.append((part.path, part.tags.title ?? "", (file.samples + sampleRate / 2) / sampleRate))
     }
 
-    private func writePlaylist() throws(RenderError) {
+    /// Writes the playlist into a hidden file beside its place (created anew, never through a link) and
+    /// returns that file's path.
+    private func writePlaylist() throws(RenderError) -> String {
         let path = ChapterPlan.playlistPath(renderer.options.path)
+        let (folder, name) = AudiobookFile.split(path)
+        let hidden = "\(folder)/.\(name).\(getpid()).part"
         let text = ChapterPlan.playlist(written)
         do throws(Errno) {
-            let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+            let fd = try FileDescriptor.open(hidden, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o644)
+            TemporaryFiles.add(hidden)
             defer { try? fd.close() }
             try fd.writeAll(Array(text.utf8))
+            guard fsync(fd.rawValue) == 0 else { throw Errno.current }
         } catch {
             throw RenderError(message: "cannot write \(path): \(error)")
         }
+        return hidden
+    }
+
+    /// Renames the hidden file `hidden` to `path` (a file or link there is replaced, never followed).
+    private func publish(_ hidden: String, as path: String) throws(RenderError) {
+        guard rename(hidden, path) == 0 else { throw RenderError(message: "cannot write \(path): \(Errno.current)") }
+        TemporaryFiles.remove(hidden)
     }
 }
 

@@ -44,7 +44,6 @@ final class UtterancePreparer {
     private var built: LanguageMatcher?
     private let findsPiperVoices: Bool
     private let listVoices: () -> [Voice]
-    private let segmenter = Segmenter()
     private let detector = LanguageDetector()
     private var nextID: UInt64 = 1
 
@@ -153,6 +152,8 @@ final class UtterancePreparer {
     func prepareStart(_ text: String, options: SpeakOptions, firstSlice: Int, id: UInt64? = nil,
                       declared: TextStructure? = nil) throws(PrepareError) -> (Utterance, SentenceCutter?) {
         let (rate, pitch) = try prosody(options)
+        let reading: ReadingSettings
+        do { reading = try configuration.reading.changed(by: options.reading ?? "") } catch { throw .invalid(error.message) }
         var document: SSMLDocument?
         if options.ssml {
             do { document = try SSMLDocument.parse(TextCleaner.clean(text)) } catch { throw .malformedSSML(error) }
@@ -179,7 +180,7 @@ final class UtterancePreparer {
             let total = SentenceCutter.scalarCount(of: cleaned)
             for i in runs.indices { runs[i].range = runs[i].range.clamped(to: 0..<total) }
             let cutter = SentenceCutter(text: cleaned, scalarCount: total, runs: runs, detecting: detection,
-                                        segmenter: segmenter)
+                                        segmenter: Segmenter(reading: reading))
             while sentences.isEmpty && !cutter.isDone { sentences = cutter.next(approximately: firstSlice) }
             if detection != nil { voices = cutter.takeNewVoices() }
             if !cutter.isDone { rest = cutter }

@@ -19,7 +19,7 @@ final class WindowRaiser {
     /// Its GApplication object.
     static let path = "/org/lector/Lector/Window"
 
-    /// `lector-window` next to this executable (the build folder), or in `../libexec/` from it; nil when
+    /// `lector-window` next to this executable (the build folder, or both in PREFIX/libexec/lector); nil when
     /// Lector was built without the window.
     static var executable: String? { siblingExecutable("lector-window") }
 

@@ -1,8 +1,11 @@
 @preconcurrency import Glibc
 import GLibKit
+import SpeechCore
 
 /// How the text looks: font family, size, line spacing, width, contrast and style, kept in
-/// `$XDG_CONFIG_HOME/lector/window.ini` (a GKeyFile, group `[window]`). Values out of range are clamped;
+/// `$XDG_CONFIG_HOME/lector/window.ini` (a GKeyFile, group `[window]`), and what is read of web addresses,
+/// symbols, emoji, … in the texts the window reads, where the person chose otherwise than the daemon's
+/// configuration (group `[reading]`, `ReadingSettings` names and values). Values out of range are clamped;
 /// a missing or unreadable file gives the defaults.
 public struct ComfortSettings: Equatable, Sendable {
     /// The font families offered (OpenDyslexic from Debian's fonts-opendyslexic).
@@ -22,8 +25,16 @@ public struct ComfortSettings: Equatable, Sendable {
     public var width = 720
     public var highContrast = false
     public var style = "system"
+    /// Reading settings chosen in the panel (`ReadingSettings.names` → a value); the others are the daemon's.
+    public var reading: [String: String] = [:]
 
     public init() {}
+
+    /// The `reading` option of the texts the window reads (`SpeakOptions.reading`); nil: the daemon's settings.
+    public var readingOption: String? {
+        let pairs = ReadingSettings.names.compactMap { name in reading[name].map { "\(name)=\($0)" } }
+        return pairs.isEmpty ? nil : pairs.joined(separator: ",")
+    }
 
     /// The settings in `text` (a key file); unknown keys and bad values are left at their defaults.
     public init(keyFile text: String) {
@@ -37,11 +48,17 @@ public struct ComfortSettings: Equatable, Sendable {
         if let w = (try? file.integer("width", inGroup: g)) ?? nil { width = min(max(w, Self.widths.lowerBound), Self.widths.upperBound) }
         highContrast = file.string("high-contrast", inGroup: g) == "true"
         if let s = file.string("style", inGroup: g), Self.styles.contains(s) { style = s }
+        for name in ReadingSettings.names {
+            if let v = file.string(name, inGroup: "reading"), ReadingSettings.values(of: name)?.contains(v) == true { reading[name] = v }
+        }
     }
 
     /// The settings as a key file.
     public var keyFile: String {
-        "[window]\nfont=\(family)\nsize=\(size)\nspacing=\(spacing)\nwidth=\(width)\nhigh-contrast=\(highContrast)\nstyle=\(style)\n"
+        var text = "[window]\nfont=\(family)\nsize=\(size)\nspacing=\(spacing)\nwidth=\(width)\nhigh-contrast=\(highContrast)\nstyle=\(style)\n"
+        let chosen = ReadingSettings.names.compactMap { name in reading[name].map { "\(name)=\($0)\n" } }
+        if !chosen.isEmpty { text += "\n[reading]\n" + chosen.joined() }
+        return text
     }
 
     /// Where they are kept.

@@ -106,9 +106,9 @@ final class DaemonLink {
         }
     }
 
-    /// Calls a method of the MPRIS player Lector exports on its connection (Next, Previous, Seek).
+    /// Calls a method of the daemon's MPRIS player (Next, Previous, Seek).
     func player(_ method: MPRIS.PlayerMethod, _ arguments: [Variant] = []) {
-        connection.call(destination: Names.bus, path: MPRIS.path, interface: MPRIS.playerInterface, method: method.rawValue,
+        connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: MPRIS.playerInterface, method: method.rawValue,
                         arguments: arguments, autoStart: false) { [weak self] result in
             if case .failure(let error) = result { self?.onProblem(error.message) }
         }
@@ -116,7 +116,7 @@ final class DaemonLink {
 
     /// Sets a property of the MPRIS player (LoopStatus).
     func setPlayerProperty(_ name: String, _ value: Variant) {
-        connection.call(destination: Names.bus, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties", method: "Set",
+        connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties", method: "Set",
                         arguments: [.string(MPRIS.playerInterface), .string(name), .variant(value)], autoStart: false) {
             [weak self] result in
             if case .failure(let error) = result { self?.onProblem(error.message) }
@@ -125,7 +125,7 @@ final class DaemonLink {
 
     /// Reads a property of the MPRIS player (Rate, LoopStatus); `reply` gets its value (nothing on failure).
     func playerProperty(_ name: String, _ reply: @escaping (Variant) -> Void) {
-        connection.call(destination: Names.bus, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties", method: "Get",
+        connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties", method: "Get",
                         arguments: [.string(MPRIS.playerInterface), .string(name)], autoStart: false) { result in
             if case .success(let out) = result, case .variant(let value)? = out.first { reply(value) }
         }

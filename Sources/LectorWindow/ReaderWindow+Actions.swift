@@ -44,6 +44,7 @@ extension ReaderWindow {
             options.title = file.title
             options.url = file.url
             options.ssml = file.isSSML
+            options.reading = settings.readingOption
             say("")
             link.call(.speakFile, [.handle(0), .dictionary(valueType: "v", options.dbusOptions)],
                       fileDescriptors: [file.descriptor]) { _ in _ = file } // the descriptor stays open until the reply
@@ -56,6 +57,7 @@ extension ReaderWindow {
         options.title = title
         options.url = url
         options.ssml = ssml
+        options.reading = settings.readingOption
         say("")
         link.call(.speak, [.string(text), .dictionary(valueType: "v", options.dbusOptions)])
     }

@@ -20,8 +20,8 @@ extension ReaderWindow {
     /// Bold headings, larger the higher their level (scales as Pango's x-large, large, medium-large).
     func styleHeadingTags() {
         for (tag, scale) in zip(headingTags, [1.6, 1.35, 1.15]) {
-            tag.set("weight", 700) // PANGO_WEIGHT_BOLD
-            tag.set("scale", scale)
+            tag.setWeight(700) // PANGO_WEIGHT_BOLD
+            tag.setScale(scale)
         }
     }
 

@@ -1,6 +1,7 @@
 import GLibKit
 import GtkKit
 import LectorCommon
+import SpeechCore
 
 /// Reading comfort (font, size, spacing, width, contrast, light or dark) and the sleep timer's panel.
 extension ReaderWindow {
@@ -46,7 +47,38 @@ extension ReaderWindow {
             panel.append(row)
         }
         panel.append(contrast)
+        panel.append(readingRows())
         return panel
+    }
+
+    /// What is read of web addresses, symbols, emoji, … in the next texts the window reads: for each
+    /// `ReadingSettings` name, "As configured" (the daemon's `[reading]`) or one of its values.
+    private func readingRows() -> Widget {
+        let box = Box(vertical: true, spacing: 8)
+        let heading = Label("What is read (from the next text)")
+        heading.setXAlign(0)
+        box.append(heading)
+        let titles = ["links": "Web addresses", "emails": "E-mail addresses", "citations": "Citation markers [12]",
+                      "numbers": "Long numbers and hashes", "symbols": "Runs of symbols (=====)", "emoji": "Emoji"]
+        let words = ["host": "Their host", "full": "In full", "skip": "Skip", "read": "Read", "once": "Once each", "all": "Every one"]
+        for name in ReadingSettings.names {
+            let values = ReadingSettings.values(of: name) ?? []
+            let choice = DropDown(["As configured"] + values.map { words[$0] ?? $0 })
+            choice.selected = settings.reading[name].flatMap { values.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            choice.onSelected { [weak self] in
+                guard let self, let i = choice.selected else { return }
+                change { $0.reading[name] = i == 0 ? nil : values[i - 1] }
+            }
+            let row = Box(vertical: false, spacing: 12)
+            let label = Label(titles[name] ?? name)
+            label.setXAlign(0)
+            label.expand(horizontally: true)
+            choice.accessibleLabel = titles[name] ?? name
+            row.append(label)
+            row.append(choice)
+            box.append(row)
+        }
+        return box
     }
 
     /// The panel of the "Sleep timer" menu button: pause after a time, at the end of the paragraph, or never.
@@ -91,15 +123,14 @@ extension ReaderWindow {
         applyColours()
     }
 
-    /// The colours of the highlights (and of the text in high contrast), for the style in use.
+    /// The colours of the highlights (and of the text in high contrast), for the style in use: backgrounds
+    /// only, never a text colour on a tag (`HighlightColours`).
     func applyColours() {
         setApplicationCSS(settings.css)
-        let contrast = settings.highContrast || StyleManager.isHighContrast
-        let dark = StyleManager.isDark || settings.highContrast
-        // Sentence: a light wash; word: a strong mark, underlined, so that it shows without colour too.
-        sentenceTag.set("background", contrast ? (dark ? "#1a3a6a" : "#cfe3ff") : dark ? "#3d3a1c" : "#fff4c2")
-        wordTag.set("background", contrast ? "#ffff00" : dark ? "#8a6d00" : "#ffd54a")
-        wordTag.set("foreground", contrast ? "#000000" : dark ? "#ffffff" : "#000000")
-        wordTag.set("underline", 1) // PANGO_UNDERLINE_SINGLE
+        let colours = HighlightColours.forStyle(contrast: settings.highContrast || StyleManager.isHighContrast,
+                                                dark: StyleManager.isDark || settings.highContrast)
+        sentenceTag.setBackground(colours.sentence)
+        wordTag.setBackground(colours.word)
+        wordTag.setUnderlined(true)
     }
 }

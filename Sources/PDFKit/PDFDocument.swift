@@ -69,6 +69,23 @@ public final class PDFDocument {
         return Self.take(poppler_page_get_text(page)) ?? ""
     }
 
+    /// The lines of page `index` (0-based) in poppler's reading order, each with where it sits on the page
+    /// (`poppler_page_get_text_layout`: one rectangle per character of `poppler_page_get_text`, in points from
+    /// the page's top left). Glyphs set apart on a line without a space between them (a section number and its
+    /// title, "1" "Introduction") get one. Empty when the page has no text.
+    public func lines(ofPage index: Int) -> [PDFTextLine] {
+        guard let page = poppler_document_get_page(document, Int32(index)) else { return [] }
+        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+        guard let text = Self.take(poppler_page_get_text(page)) else { return [] }
+        var rectangles: UnsafeMutablePointer<PopplerRectangle>?
+        var count: guint = 0
+        let laidOut = poppler_page_get_text_layout(page, &rectangles, &count) != 0
+        defer { g_free(rectangles) }
+        let boxes = laidOut && rectangles != nil
+            ? UnsafeBufferPointer(start: rectangles, count: Int(count)).map { Box(left: $0.x1, top: $0.y1, right: $0.x2, bottom: $0.y2) } : []
+        return PDFLineBuilder.lines(text: text, boxes: boxes)
+    }
+
     /// The outline, depth first (at most `maximumEntries` entries and 16 levels).
     public func outline(maximumEntries: Int = 10_000) -> [PDFOutlineEntry] {
         var entries: [PDFOutlineEntry] = []

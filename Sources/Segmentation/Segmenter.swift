@@ -8,10 +8,14 @@ import SpeechCore
 public struct Segmenter: Sendable {
     /// Longest piece handed to the synthesizer at once, in Unicode scalars.
     public var maximumLength: Int
+    /// What is read of web addresses, citation markers, symbols, …: each sentence's `spoken` form.
+    public var reading: ReadingSettings
 
-    /// A segmenter cutting pieces at `maximumLength` scalars (at least 16).
-    public init(maximumLength: Int = 600) {
+    /// A segmenter cutting pieces at `maximumLength` scalars (at least 16), whose sentences are read as
+    /// `reading` says.
+    public init(maximumLength: Int = 600, reading: ReadingSettings = ReadingSettings()) {
         self.maximumLength = max(16, maximumLength)
+        self.reading = reading
     }
 
     /// The sentences of `text` for `language` (BCP 47), in order, with white space trimmed off both ends
@@ -19,12 +23,20 @@ public struct Segmenter: Sendable {
     public func sentences(of text: String, language: String) -> [Sentence] {
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { return [] }
+        // What ICU and the trimming see: soft line feeds (hard-wrapped prose) and quote markers read as spaces,
+        // so a wrapped paragraph is cut as the same paragraph on one line (see `LineBreaks`).
+        var view = scalars
+        if scalars.contains("\n") {
+            for range in LineBreaks.softRanges(in: scalars) + LineBreaks.quotePrefixes(in: scalars) {
+                for i in range { view[i] = " " }
+            }
+        }
         // ICU works on UTF-16: keep the UTF-16 offset of every scalar to map boundaries back.
         var utf16: [UInt16] = []
-        utf16.reserveCapacity(scalars.count)
+        utf16.reserveCapacity(view.count)
         var scalarAtUTF16: [Int32] = []
-        scalarAtUTF16.reserveCapacity(scalars.count + 1)
-        for (i, s) in scalars.enumerated() {
+        scalarAtUTF16.reserveCapacity(view.count + 1)
+        for (i, s) in view.enumerated() {
             if s.value < 0x10000 {
                 utf16.append(UInt16(s.value))
                 scalarAtUTF16.append(Int32(i))
@@ -36,21 +48,22 @@ public struct Segmenter: Sendable {
                 scalarAtUTF16.append(Int32(i))
             }
         }
-        scalarAtUTF16.append(Int32(scalars.count))
+        scalarAtUTF16.append(Int32(view.count))
         var breaks = [Int32](repeating: 0, count: utf16.count + 1)
         let count = utf16.withUnsafeBufferPointer { u in
             breaks.withUnsafeMutableBufferPointer { b in
                 lector_sentence_breaks(u.baseAddress, Int32(u.count), language, b.baseAddress, Int32(b.count))
             }
         }
-        var ends: [Int] = count > 0 ? breaks[0..<Int(count)].map { Int(scalarAtUTF16[Int($0)]) } : [scalars.count]
-        if ends.last != scalars.count { ends.append(scalars.count) }
+        var ends: [Int] = count > 0 ? breaks[0..<Int(count)].map { Int(scalarAtUTF16[Int($0)]) } : [view.count]
+        if ends.last != view.count { ends.append(view.count) }
+        ends = SentenceEnds.filter(ends, in: view, language: language)
 
         var result: [Sentence] = []
         var start = 0
         var cursor = (index: text.unicodeScalars.startIndex, offset: 0)
         for end in ends where end > start {
-            appendPieces(of: scalars, start..<end, in: text, cursor: &cursor, to: &result)
+            appendPieces(of: view, start..<end, in: text, cursor: &cursor, to: &result)
             start = end
         }
         return result
@@ -61,10 +74,10 @@ public struct Segmenter: Sendable {
     /// `start` is a `text.unicodeScalars` index and `offset` its offset in scalars; the sentences' ranges count
     /// scalars of the whole `text`. Costs what the slice costs, whatever the length of the text.
     ///
-    /// The slice ends after the last paragraph separator (line feed, carriage return, U+0085, U+2029) in the
-    /// second half of the window, where UAX #29 always breaks (rule SB4), so the sentences are those
-    /// `sentences(of:language:)` finds in the whole text. A window with no such separator (one very long
-    /// line) keeps all but its last sentence, and the next slice starts where that one started.
+    /// The slice ends after the last paragraph's end (a blank line, U+0085, U+2029) in the second half of the
+    /// window, where a sentence always ends, so the sentences are those `sentences(of:language:)` finds in the
+    /// whole text (the width of hard-wrapped lines, `LineBreaks`, is measured on the slice). A window with no
+    /// paragraph end keeps all but its last sentence, and the next slice starts where that one started.
     /// - Returns: the sentences, and where the next slice starts (at `end`, or the end of the text, when
     ///   everything up to there is cut) with its scalar offset.
     public func sentences(of text: String, from start: String.Index, offset: Int, upTo end: Int,
@@ -86,17 +99,16 @@ public struct Segmenter: Sendable {
         guard count > 0 else { return ([], stop, offset) }
         var exact = offset + count >= end || stop == scalars.endIndex
         if !exact {
-            // Back to just after a paragraph separator, if one lies in the second half of the window.
+            // Back to just after a paragraph's end (a blank line, U+0085, U+2029), if one lies in the second half
+            // of the window.
             var i = stop
             var n = count
             while n > window / 2 {
                 let previous = scalars.index(before: i)
-                switch scalars[previous].value {
-                case 0x0A, 0x0D, 0x85, 0x2029:
+                if Self.endsParagraph(scalars, at: previous, from: start) {
                     stop = i
                     count = n
                     exact = true
-                default: break
                 }
                 if exact { break }
                 i = previous
@@ -119,7 +131,9 @@ public struct Segmenter: Sendable {
         for i in found.indices {
             let r = found[i].range
             let slice = Substring(scalars[index(r.lowerBound)..<index(r.upperBound)])
+            let spoken = found[i].spoken
             found[i] = Sentence(range: r.lowerBound + offset..<r.upperBound + offset, text: slice)
+            found[i].spoken = spoken
         }
         return (found, stop, offset + count)
     }
@@ -146,15 +160,13 @@ public struct Segmenter: Sendable {
         guard count > 0 else { return ([], start, offset) }
         var exact = offset + count >= end || stop == bytes.count
         if !exact {
-            // Back to just after a paragraph separator (LF, CR, U+0085 = C2 85, U+2029 = E2 80 A9), if one lies
-            // in the second half of the window.
+            // Back to just after a paragraph's end (a blank line, U+0085, U+2029), if one lies in the second half
+            // of the window.
             var j = stop, n = count
             while n > window / 2 {
                 var k = j - 1
                 while bytes[k] & 0xC0 == 0x80 { k -= 1 }
-                let b = bytes[k]
-                if b == 0x0A || b == 0x0D || (b == 0xC2 && bytes[k + 1] == 0x85)
-                    || (b == 0xE2 && bytes[k + 1] == 0x80 && bytes[k + 2] == 0xA9) {
+                if Self.endsParagraph(bytes, at: k, from: first) {
                     stop = j
                     count = n
                     exact = true
@@ -183,9 +195,48 @@ public struct Segmenter: Sendable {
         for i in found.indices {
             let r = found[i].range
             let slice = Substring(text.unicodeScalars[index(r.lowerBound)..<index(r.upperBound)])
+            let spoken = found[i].spoken
             found[i] = Sentence(range: r.lowerBound + offset..<r.upperBound + offset, text: slice)
+            found[i].spoken = spoken
         }
         return (found, utf8.index(utf8.startIndex, offsetBy: stop), offset + count)
+    }
+
+    /// Whether the scalar at `i` ends a paragraph: a line feed ending a blank line (only spaces or tabs since the
+    /// line feed before it, which lies at or after `start`), U+0085 or U+2029. A single line feed does not:
+    /// it may only wrap a paragraph (`LineBreaks`), which is cut whole.
+    static func endsParagraph(_ scalars: String.UnicodeScalarView, at i: String.Index, from start: String.Index) -> Bool {
+        switch scalars[i].value {
+        case 0x85, 0x2029: return true
+        case 0x0A:
+            var p = i
+            while p > start {
+                p = scalars.index(before: p)
+                switch scalars[p].value {
+                case 0x0A: return true
+                case 0x20, 0x09: continue
+                default: return false
+                }
+            }
+            return false
+        default: return false
+        }
+    }
+
+    /// `endsParagraph` on UTF-8 bytes: the byte at `k` starts the scalar (U+0085 is C2 85, U+2029 E2 80 A9).
+    static func endsParagraph(_ bytes: UnsafeBufferPointer<UInt8>, at k: Int, from first: Int) -> Bool {
+        let b = bytes[k]
+        if (b == 0xC2 && bytes[k + 1] == 0x85) || (b == 0xE2 && bytes[k + 1] == 0x80 && bytes[k + 2] == 0xA9) { return true }
+        guard b == 0x0A else { return false }
+        var p = k - 1
+        while p >= first {
+            switch bytes[p] {
+            case 0x0A: return true
+            case 0x20, 0x09: p -= 1
+            default: return false
+            }
+        }
+        return false
     }
 
     /// Whether `next` belongs to the grapheme cluster that `previous` is in (UAX #29's Extend, ZWJ, SpacingMark
@@ -230,7 +281,10 @@ public struct Segmenter: Sendable {
             // A slice of `text`, not a copy (scalar-exact: a String subscript would round to characters).
             let piece = Substring(text.unicodeScalars[index(lo)..<index(pieceEnd)])
             if TextCleaner.isReadable(piece) {
-                result.append(Sentence(range: lo..<pieceEnd, text: piece))
+                var sentence = Sentence(range: lo..<pieceEnd, text: piece)
+                sentence.spoken = SpokenForm.of(piece, settings: reading)
+                // A sentence of clutter alone (a line of `=====`) is not read at all.
+                if sentence.spoken.map({ TextCleaner.isReadable($0.text) }) ?? true { result.append(sentence) }
             }
             lo = end
             while lo < hi && scalars[lo].properties.isWhitespace { lo += 1 }

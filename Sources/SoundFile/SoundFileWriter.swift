@@ -85,10 +85,11 @@ public final class SoundFileWriter {
     public private(set) var frames = 0
 
     /// Opens a writer of `format` at `sampleRate` Hz (mono) on `fd`, with the `bitrate` (kbit/s) for lossy
-    /// formats (clamped to ``AudioFormat/bitrates``; nil: the format's speech default) and the tags given.
+    /// formats (clamped to ``AudioFormat/bitrates``; nil: the format's speech default) and the tags given
+    /// (`track`: the track number, as text).
     /// - Throws: `SoundFileError` when libsndfile lacks the format or cannot write to `fd`.
     public init(fd: FileDescriptor, format: AudioFormat, sampleRate: Int, bitrate: Int?, title: String?, artist: String?,
-                originalRate: Int? = nil) throws(SoundFileError) {
+                album: String? = nil, track: String? = nil, originalRate: Int? = nil) throws(SoundFileError) {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = 1
@@ -114,6 +115,8 @@ public final class SoundFileWriter {
         }
         if let title, !title.isEmpty { _ = sf_set_string(handle, Int32(SF_STR_TITLE), title) }
         if let artist, !artist.isEmpty { _ = sf_set_string(handle, Int32(SF_STR_ARTIST), artist) }
+        if let album, !album.isEmpty { _ = sf_set_string(handle, Int32(SF_STR_ALBUM), album) }
+        if let track, !track.isEmpty { _ = sf_set_string(handle, Int32(SF_STR_TRACKNUMBER), track) }
         _ = sf_set_string(handle, Int32(SF_STR_SOFTWARE), "Lector")
     }
 

@@ -120,15 +120,71 @@ struct ReadingRun: Equatable, Sendable {
         return out
     }
 
+    /// Appends synthesized audio to the timeline.
+    mutating func append(_ samples: [Int16]) {
+        pcm.append(contentsOf: samples)
+        timeline += Int64(samples.count)
+    }
+
+    /// The next sentence to ask the engine for, given `played` samples heard: while fewer than two requests
+    /// are in flight and less than `lookahead` samples are synthesized ahead of what is heard.
+    func sentenceToRequest(played: Int64, lookahead: Int64) -> Int? {
+        guard nextToRequest < utterance.sentences.count, inFlight.count < 2,
+              timeline - heard(played: played) < lookahead else { return nil }
+        return nextToRequest
+    }
+
+    /// Holds the engine's output while more than `lookahead` samples are synthesized ahead of what is heard,
+    /// and reads it again once that falls to `lookahead - resume`; returns the new `holding` when it changed.
+    mutating func updateHolding(played: Int64, lookahead: Int64, resume: Int64) -> Bool? {
+        let ahead = timeline - heard(played: played)
+        let hold = holding ? ahead > lookahead - resume : ahead > lookahead
+        guard hold != holding else { return nil }
+        holding = hold
+        return hold
+    }
+
+    /// Whether the run is to drain now: everything synthesized and written, and no drain asked yet.
+    mutating func startDraining() -> Bool {
+        guard synthesisDone && pcmStart == pcm.count && !draining else { return false }
+        draining = true
+        return true
+    }
+
+    /// The next event heard by `played` samples of the stream (`Int64.max`: everything), and the language the
+    /// stream is to announce when it is a sentence in another language. Words before `skip` are dropped.
+    mutating func nextHeard(played: Int64) -> (HeardEvent, language: String?)? {
+        let heard = played == .max ? .max : heard(played: played)
+        while let e = events.first, e.sample <= heard {
+            events.removeFirst()
+            switch e.kind {
+            case .sentence(let index):
+                let language = utterance.voice(ofSentence: index).language
+                guard language != streamLanguage else { return (.sentence(index), nil) }
+                streamLanguage = language
+                return (.sentence(index), language)
+            case .word(let range, _):
+                if e.sample >= skip { return (.word(range), nil) }
+            }
+        }
+        return nil
+    }
+
     /// A word frame of request `tag`: queues its event, and moves the skip to the anchor's word once placed.
     /// Returns whether the skip moved.
     mutating func word(_ tag: UInt32, index: Int, start: Int, length: Int, sample: Int) -> Bool {
         guard let base = sentenceStart[tag], let entry = inFlight.first(where: { $0.tag == tag }) else { return false }
-        let offset = utterance.sentences[index].range.lowerBound + entry.textOffset
-        events.append(Event(sample: base + Int64(sample), kind: .word(offset + start..<offset + start + length, sentence: index)))
+        let sentence = utterance.sentences[index]
+        let offset = sentence.range.lowerBound + entry.textOffset
+        // The engine counts in what it read: a sentence's spoken form maps back to its written text.
+        var written = start..<start + length
+        if let spoken = sentence.spoken {
+            written = (entry.textOffset == 0 ? spoken : spoken.suffix(fromWritten: entry.textOffset)).writtenRange(written)
+        }
+        events.append(Event(sample: base + Int64(sample), kind: .word(offset + written.lowerBound..<offset + written.upperBound, sentence: index)))
         guard entry.textOffset == 0 else { return false }
         words[tag, default: []].append(Int64(sample))
-        wordTexts[tag, default: []].append(start)
+        wordTexts[tag, default: []].append(written.lowerBound)
         guard let anchor, index == firstSentence, base == 0, let placed = anchor.skip(newWordStarts: words[tag]!) else {
             return false
         }

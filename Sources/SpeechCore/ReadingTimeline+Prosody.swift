@@ -8,7 +8,8 @@ extension ReadingTimeline {
     /// whose markup cannot be cut at a word), the sentence being synthesized is kept whole and the change is
     /// heard from the next sentence.
     public mutating func changeProsody(_ u: Utterance, played: Int64, writable: Int) -> [TimelineAction] {
-        guard var run, run.utterance.id == u.id else { return [] }
+        // Moved out, not copied, so that cutting its audio does not copy it; every return puts it back.
+        guard self.run?.utterance.id == u.id, var run = self.run.take() else { return [] }
         run.anchor = nil // the first sentence's request may be dropped: its place stays the plain sample offset
         let old = run.utterance
         run.utterance = u
@@ -46,7 +47,8 @@ extension ReadingTimeline {
             durations.forget(from: index + 1, of: u.id)
             let sentence = u.sentences[index]
             let offset = range.lowerBound - sentence.range.lowerBound
-            let rest = String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
+            let rest = sentence.spoken?.suffix(fromWritten: offset).text
+                ?? String(String.UnicodeScalarView(sentence.text.unicodeScalars.dropFirst(offset)))
             let (tag, asked) = request(rest, ssml: false, index: index, of: u)
             actions += asked
             let prefix = sample - (run.sentenceAt[index] ?? sample)

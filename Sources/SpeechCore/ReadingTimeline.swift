@@ -189,26 +189,22 @@ public struct ReadingTimeline: Equatable, Sendable {
     /// Keeps synthesis ahead of playback by up to the lookahead, with at most two requests in flight, and
     /// holds the engine's output while further ahead than that.
     public mutating func requestMore(played: Int64) -> [TimelineAction] {
-        guard var run else { return [] }
-        var actions = hold(&run, played: played)
-        while run.nextToRequest < run.utterance.sentences.count, run.inFlight.count < 2,
-              run.timeline - run.heard(played: played) < lookahead {
-            let index = run.nextToRequest
-            let sentence = run.utterance.sentences[index]
-            let (tag, asked) = request(sentence.markup ?? sentence.text, ssml: sentence.markup != nil, index: index, of: run.utterance)
+        var actions = hold(played: played)
+        let lookahead = lookahead
+        while let index = run?.sentenceToRequest(played: played, lookahead: lookahead) {
+            let sentence = run!.utterance.sentences[index]
+            let (tag, asked) = request(sentence.markup ?? sentence.heard, ssml: sentence.markup != nil, index: index, of: run!.utterance)
             actions += asked
-            run.inFlight.append(.init(tag: tag, index: index))
-            run.nextToRequest += 1
+            run!.inFlight.append(.init(tag: tag, index: index))
+            run!.nextToRequest += 1
         }
-        self.run = run
         return actions
     }
 
-    private func hold(_ run: inout ReadingRun, played: Int64) -> [TimelineAction] {
-        let ahead = run.timeline - run.heard(played: played) > lookahead
-        guard ahead != run.holding else { return [] }
-        run.holding = ahead
-        return [.holdSynthesis(ahead)]
+    private mutating func hold(played: Int64) -> [TimelineAction] {
+        let lookahead = lookahead
+        guard let holding = run?.updateHolding(played: played, lookahead: lookahead, resume: 0) else { return [] }
+        return [.holdSynthesis(holding)]
     }
 
     /// A new tag, and the configuration and the request for `text` of sentence `index` of `u`.
@@ -220,32 +216,29 @@ public struct ReadingTimeline: Equatable, Sendable {
     }
 
     /// A frame from the engine; stale tags are ignored. `writable`: samples the stream takes now.
+    ///
+    /// The run is changed in place (`run!`, `run?`), here and in every input: a copy of it (`guard var run`)
+    /// would share its audio buffer with `self.run`, and the first append would copy the whole buffer (up to
+    /// the lookahead, ~430 KB at 22,050 Hz) on every frame.
     public mutating func received(_ frame: SynthesisFrame, played: Int64, writable: Int) -> [TimelineAction] {
-        guard var run else { return [] }
         switch frame {
         case .audio(let tag, let samples):
-            guard run.begin(tag) != nil else { return [] }
-            run.pcm.append(contentsOf: samples)
-            run.timeline += Int64(samples.count)
-            let actions = hold(&run, played: played)
-            self.run = run
-            return actions + feed(writable: writable)
+            guard run?.begin(tag) != nil else { return [] }
+            run!.append(samples)
+            return hold(played: played) + feed(writable: writable)
         case .word(let tag, let start, let length, let sample):
-            guard let index = run.begin(tag) else { return [] }
-            let moved = run.word(tag, index: index, start: start, length: length, sample: sample)
-            self.run = run
+            guard let index = run?.begin(tag) else { return [] }
+            let moved = run!.word(tag, index: index, start: start, length: length, sample: sample)
             return moved ? feed(writable: writable) : []
         case .end(let tag, let samples):
-            guard let index = run.begin(tag), let entry = run.inFlight.first(where: { $0.tag == tag }) else { return [] }
-            durations.record(index, of: run.utterance.id, samples: Int(entry.prefix) + samples,
-                             words: entry.textOffset == 0 ? run.words[tag] ?? [] : nil,
-                             texts: entry.textOffset == 0 ? run.wordTexts[tag] ?? [] : nil)
-            run.consecutiveLosses = 0
-            self.run = run
+            guard let index = run?.begin(tag), let entry = run!.inFlight.first(where: { $0.tag == tag }) else { return [] }
+            durations.record(index, of: run!.utterance.id, samples: Int(entry.prefix) + samples,
+                             words: entry.textOffset == 0 ? run!.words[tag] ?? [] : nil,
+                             texts: entry.textOffset == 0 ? run!.wordTexts[tag] ?? [] : nil)
+            run!.consecutiveLosses = 0
             return finish(tag, played: played, writable: writable)
         case .failed(let tag, let message):
-            guard let index = run.begin(tag) else { return [] }
-            self.run = run
+            guard let index = run?.begin(tag) else { return [] }
             return [.warn("sentence \(index + 1) not read: \(message)"), .sentenceFailed(index: index, message: message)]
                 + finish(tag, played: played, writable: writable)
         }
@@ -254,13 +247,13 @@ public struct ReadingTimeline: Equatable, Sendable {
     /// The engine lost request `tag` (it crashed or hung, `reason`): its sentence is skipped, or reading stops
     /// after `maximumConsecutiveLosses` in a row.
     public mutating func lost(_ tag: UInt32, reason: String, played: Int64, writable: Int) -> [TimelineAction] {
-        guard var run, let index = run.begin(tag) else { return [] }
-        run.consecutiveLosses += 1
-        self.run = run
-        let excerpt = run.utterance.sentences[index].excerpt
+        guard let index = run?.begin(tag) else { return [] }
+        run!.consecutiveLosses += 1
+        let losses = run!.consecutiveLosses
+        let excerpt = run!.utterance.sentences[index].excerpt
         let skipped = TimelineAction.warn("\(reason) on sentence \(index + 1) (\"\(excerpt)\"); skipped it")
-        if run.consecutiveLosses >= Self.maximumConsecutiveLosses {
-            let message = "the speech engine failed on \(run.consecutiveLosses) sentences in a row (\(reason)); reading stopped"
+        if losses >= Self.maximumConsecutiveLosses {
+            let message = "the speech engine failed on \(losses) sentences in a row (\(reason)); reading stopped"
             return [skipped, .warn(message), .readingFailed(message: message)]
         }
         return [skipped, .sentenceFailed(index: index, message: "\(reason) on sentence \(index + 1); skipped it")]
@@ -276,35 +269,17 @@ public struct ReadingTimeline: Equatable, Sendable {
 
     /// Writes what the stream takes (`writable` samples); drains once everything of the utterance is written.
     public mutating func feed(writable: Int) -> [TimelineAction] {
-        guard var run, let samples = run.take(writable: writable) else { return [] }
+        guard let samples = run?.take(writable: writable) else { return [] }
         var actions: [TimelineAction] = samples.isEmpty ? [] : [.write(samples)]
-        if run.synthesisDone && run.pcmStart == run.pcm.count && !run.draining {
-            run.draining = true
-            actions.append(.drain)
-        }
-        self.run = run
+        if run!.startDraining() { actions.append(.drain) }
         return actions
     }
 
     /// The next event heard by `played` samples of the stream (`Int64.max`: everything, at the end), with the
     /// language to announce when a sentence in another language begins. Words seeked over are not heard.
     public mutating func nextHeard(played: Int64) -> (HeardEvent, [TimelineAction])? {
-        guard var run else { return nil }
-        let heard = played == .max ? .max : run.heard(played: played)
-        defer { self.run = run }
-        while let e = run.events.first, e.sample <= heard {
-            run.events.removeFirst()
-            switch e.kind {
-            case .sentence(let index):
-                let language = run.utterance.voice(ofSentence: index).language
-                guard language != run.streamLanguage else { return (.sentence(index), []) }
-                run.streamLanguage = language
-                return (.sentence(index), [.announceLanguage(language)])
-            case .word(let range, _):
-                if e.sample >= run.skip { return (.word(range), []) }
-            }
-        }
-        return nil
+        guard let (event, language) = run?.nextHeard(played: played) else { return nil }
+        return (event, language.map { [.announceLanguage($0)] } ?? [])
     }
 
     /// When to look again for events (ms): at the next one, at least every 250 ms to keep synthesis ahead.

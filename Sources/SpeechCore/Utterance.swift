@@ -25,6 +25,9 @@ public struct Sentence: Equatable, Sendable {
     /// The language and voice it is read with: an index into `Utterance.voices` (0, the utterance's first
     /// voice, unless a text mixes languages).
     public var voice: Int
+    /// What the engine reads when it differs from `text` (a web address read as its host, a citation marker
+    /// left out: see `SpokenForm`), with the map from its offsets back to `text`'s; nil: `text` is read.
+    public var spoken: SpokenText?
     /// For an SSML utterance: the SSML document (`<speak>…</speak>`) the synthesizer reads for this
     /// sentence, whose text content is `text`; nil for plain text, which is read as `text`.
     public var markup: String?
@@ -49,6 +52,33 @@ public struct Sentence: Equatable, Sendable {
         textSlice = text
         self.voice = voice
         self.markup = markup
+    }
+
+    /// What the engine reads of a plain-text sentence: `spoken`'s text (else `text`), with a full stop after
+    /// it when the sentence ends a line (a line break or the end of the text follows, spaces aside) without
+    /// ending in punctuation that ends a sentence or clause (Unicode's Terminal_Punctuation, closing brackets
+    /// and quotes aside). Headings, list items and table rows keep their text as written (the window shows
+    /// it), yet are read as sentences that end there: Piper's models take the falling intonation and pause from
+    /// the final punctuation, and eSpeak NG reads the end of its input as a full stop either way. A piece cut
+    /// inside a long sentence goes on on the same line, and gets none. The added stop comes after every offset
+    /// of `spoken`'s map, which stays valid.
+    public var heard: String {
+        var read = spoken?.text ?? text
+        let base = textSlice.base.unicodeScalars
+        var after = textSlice.endIndex
+        while after < base.endIndex, base[after] == " " || base[after] == "\t" { base.formIndex(after: &after) }
+        if after < base.endIndex, !"\n\r\u{85}\u{2028}\u{2029}".unicodeScalars.contains(base[after]) { return read }
+        for scalar in textSlice.unicodeScalars.reversed() {
+            switch scalar.properties.generalCategory {
+            case .closePunctuation, .finalPunctuation: continue
+            case _ where scalar == "\"" || scalar == "'": continue
+            case _ where scalar.properties.isTerminalPunctuation || scalar == "\u{2026}": return read
+            default:
+                while read.last?.isWhitespace == true { read.removeLast() }  // a spoken form may end in a space
+                return read + "."
+            }
+        }
+        return read
     }
 }
 

@@ -32,7 +32,8 @@ public enum DaemonEvent: Equatable, Sendable {
     case failed(String)
 }
 
-/// What the driver does for the core: write lines to Speech Dispatcher, call the daemon, log, or end.
+/// What the driver does for the core: write lines to Speech Dispatcher, call the daemon, log, arm a time-out,
+/// or end.
 public enum ModuleAction: Equatable, Sendable {
     /// Lines for standard output, in order (each ends with `\n` when written).
     case send([String])
@@ -40,8 +41,17 @@ public enum ModuleAction: Equatable, Sendable {
     case request(DaemonRequest)
     /// One line for standard error (the server's log of the module).
     case log(String)
+    /// Call `ModuleCore.timedOut` with this deadline after `ModuleCore.answerMilliseconds`.
+    case deadline(ModuleDeadline)
     /// End the module (after QUIT's reply).
     case quit
+}
+
+/// A command whose answer (an event) the daemon owes: STOP's 703 or PAUSE's 704 for the message with that serial
+/// (`ModuleCore.messageSerial`).
+public enum ModuleDeadline: Hashable, Sendable {
+    case stop(UInt64)
+    case pause(UInt64)
 }
 
 /// The output module's state machine: Speech Dispatcher's commands and the daemon's events in, replies,
@@ -56,6 +66,7 @@ public enum ModuleAction: Equatable, Sendable {
 /// is not reported: the server would otherwise think the message ended.
 public struct ModuleCore: Sendable {
     private struct Message: Sendable {
+        var serial: UInt64
         var id: UInt64?
         var content: String
         var kind: MessageKind
@@ -74,6 +85,15 @@ public struct ModuleCore: Sendable {
     private var paused: (id: UInt64, content: String)?
     /// Events of utterances whose id is not known yet (the Speak reply comes after them), at most 64.
     private var early: [(UInt64, DaemonEvent)] = []
+    /// The serial of the last message sent to the daemon (one per SPEAK, CHAR, KEY or SOUND_ICON).
+    public private(set) var messageSerial: UInt64 = 0
+
+    /// How long the daemon has to answer STOP or PAUSE with its Stopped or Paused signal, and Speak with its
+    /// reply (`speakMilliseconds`), before the module answers speech-dispatcher itself: a daemon that hangs
+    /// (SIGSTOP, a deadlock) must not leave the server waiting for ever for an event it waits for.
+    public static let answerMilliseconds = 1000
+    /// How long Speak's reply may take (a message of 128 KiB is prepared in well under a second).
+    public static let speakMilliseconds: Int32 = 5000
 
     /// A core with the default settings and no message.
     public init() {}
@@ -101,12 +121,12 @@ public struct ModuleCore: Sendable {
             guard var m = message else { return [] }
             m.stopAsked = true
             message = m
-            return m.id.map { [.request(.stop($0))] } ?? []
+            return (m.id.map { [.request(.stop($0))] } ?? []) + [.deadline(.stop(m.serial))]
         case .pause:
             guard var m = message else { return [] }
             m.pauseAsked = true
             message = m
-            return m.id.map { [.request(.pause($0))] } ?? []
+            return (m.id.map { [.request(.pause($0))] } ?? []) + [.deadline(.pause(m.serial))]
         case .quit: return [.send(["210 OK QUIT"]), .quit]
         case .unknown(let line): return [.send(["300 ERR UNKNOWN COMMAND"]), .log("unknown command: \(line.prefix(80))")]
         case .invalid(let reply): return [.send([reply])]
@@ -122,20 +142,29 @@ public struct ModuleCore: Sendable {
             let heldWords = SSML.resumeWords(held.content), newWords = SSML.resumeWords(content)
             if heldWords.ends(with: newWords) {
                 paused = nil
-                message = Message(id: held.id, content: held.content, kind: kind, resuming: true)
+                messageSerial += 1
+                message = Message(serial: messageSerial, id: held.id, content: held.content, kind: kind, resuming: true)
                 return [.send(["200 OK SPEAKING"]), .request(.resume(held.id))]
             }
             note = [.log("a new message, not the paused one resent: \(newWords.prefix(8).joined(separator: " "))… (\(newWords.count) words; the paused one ends …\(heldWords.suffix(4).joined(separator: " ")))")]
         }
         paused = nil
         early = []
-        message = Message(id: nil, content: content, kind: kind)
+        messageSerial += 1
+        message = Message(serial: messageSerial, id: nil, content: content, kind: kind)
         return note + [.send(["200 OK SPEAKING"]), .request(.speak(document: document, options: settings.options()))]
     }
 
-    /// The daemon's answer to Speak: the new utterance's id, or the D-Bus error (name, message).
-    public mutating func spoke(_ result: Result<UInt64, SpeakFailure>, document: String) -> [ModuleAction] {
-        guard var m = message, m.id == nil else { return [] }
+    /// The daemon's answer to Speak for the message `serial` (`messageSerial` when it was asked): the new
+    /// utterance's id, or the D-Bus error (name, message). A Speak that got no reply in time
+    /// (org.freedesktop.DBus.Error.NoReply) ends its message and stops whatever the daemon reads once it answers
+    /// again; so does a late reply to the last message sent after that message was given up.
+    public mutating func spoke(_ result: Result<UInt64, SpeakFailure>, document: String,
+                               serial: UInt64? = nil) -> [ModuleAction] {
+        guard var m = message, m.id == nil, serial == nil || serial == m.serial else {
+            if case .success(let id) = result, serial == messageSerial, message == nil { return [.request(.stop(id))] }
+            return []
+        }
         switch result {
         case .success(let id):
             m.id = id
@@ -155,7 +184,28 @@ public struct ModuleCore: Sendable {
                         .request(.speak(document: document, options: settings.options(withLanguage: false)))]
             }
             message = nil
-            return [.log("Lector did not read the message: \(failure.message)"), .send(["701 BEGIN", m.stopAsked ? "703 STOP" : "702 END"])]
+            let unanswered: [ModuleAction] = failure.name == "org.freedesktop.DBus.Error.NoReply" ? [.request(.stop(0))] : []
+            return unanswered + [.log("Lector did not read the message: \(failure.message)"),
+                                 .send(["701 BEGIN", m.stopAsked ? "703 STOP" : "702 END"])]
+        }
+    }
+
+    /// `deadline` passed: when the daemon still owes that answer, the module gives it (703 STOP; 704 PAUSE, and
+    /// the message is not held, so speech-dispatcher's resend reads it anew) and says so in one log line.
+    public mutating func timedOut(_ deadline: ModuleDeadline) -> [ModuleAction] {
+        guard let m = message else { return [] }
+        let begin = m.begun ? [] : ["701 BEGIN"]
+        switch deadline {
+        case .stop(let serial):
+            guard serial == m.serial else { return [] }
+            message = nil
+            return [.log("Lector's daemon did not answer STOP within \(Self.answerMilliseconds) ms; the message is stopped"),
+                    .send(begin + ["703 STOP"])]
+        case .pause(let serial):
+            guard serial == m.serial, m.pauseAsked, !m.stopAsked else { return [] }
+            message = nil
+            return [.log("Lector's daemon did not answer PAUSE within \(Self.answerMilliseconds) ms; the message is paused"),
+                    .send(begin + ["704 PAUSE"])]
         }
     }
 

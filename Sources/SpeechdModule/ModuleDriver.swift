@@ -16,8 +16,13 @@ public final class ModuleDriver {
     private var watch: NameWatch?
     private var input: Source?
     private var buffer: [UInt8] = []
+    /// Whether the bytes read are the rest of a line too long to keep, skipped up to its newline.
+    private var skipping = false
+    /// The time-outs armed for answers the daemon owes (`ModuleDeadline`), by deadline.
+    private var deadlines: [ModuleDeadline: Source] = [:]
     private var status: Int32 = 0
-    /// A line longer than this (16 MiB) is cut: the server never sends one, and memory stays bounded.
+    /// A line longer than this (16 MiB) is skipped to its newline and answered with an error: the server never
+    /// sends one, and memory stays bounded.
     static let maximumLine = 16 << 20
 
     /// A driver reading the module protocol on standard input.
@@ -45,18 +50,35 @@ public final class ModuleDriver {
                 loop.quit()
                 return false
             }
+            let searched = buffer.count
             buffer += chunk[0..<count]
             // Lines are cut by index and the buffer shortened once per read: removing each line from the front
-            // would move the rest of the buffer once per line.
+            // would move the rest of the buffer once per line. Only the bytes just read are searched for a newline.
             var start = 0
-            while let newline = buffer[start...].firstIndex(of: 10) {
-                handle(String(decoding: buffer[start..<newline], as: UTF8.self))
+            while let newline = buffer[max(start, searched)...].firstIndex(of: 10) {
+                if skipping || newline - start > Self.maximumLine {
+                    skipping = false
+                    overlong()
+                } else {
+                    handle(String(decoding: buffer[start..<newline], as: UTF8.self))
+                }
                 start = newline + 1
             }
             buffer.removeFirst(start)
-            if buffer.count > Self.maximumLine { buffer.removeAll() }
+            if skipping || buffer.count > Self.maximumLine {
+                buffer.removeAll()
+                skipping = true
+            }
         }
         return true
+    }
+
+    /// A line longer than `maximumLine` ended: nothing of it is read as protocol.
+    private func overlong() {
+        printError("a line of more than \(Self.maximumLine) bytes was skipped")
+        let (replies, command) = reader.overlong()
+        if !replies.isEmpty { send(replies) }
+        if let command { perform(core.handle(command)) }
     }
 
     private func handle(_ line: String) {
@@ -116,7 +138,19 @@ public final class ModuleDriver {
                 connection?.flush()
                 loop.quit()
             case .request(let request): call(request)
+            case .deadline(let deadline): arm(deadline)
             }
+        }
+    }
+
+    /// Calls `ModuleCore.timedOut` for `deadline` after `ModuleCore.answerMilliseconds` (once).
+    private func arm(_ deadline: ModuleDeadline) {
+        deadlines[deadline]?.cancel()
+        deadlines[deadline] = MainContext.timeout(milliseconds: UInt32(ModuleCore.answerMilliseconds)) {
+            [unowned self] in
+            self.deadlines[deadline] = nil
+            self.perform(self.core.timedOut(deadline))
+            return false
         }
     }
 
@@ -127,14 +161,16 @@ public final class ModuleDriver {
             if !connection.nameHasOwner(Names.bus), let problem = DaemonLauncher.ensureRunning() {
                 printError(problem)
             }
+            let serial = core.messageSerial
             connection.call(destination: Names.bus, path: Names.path, interface: Names.interface,
                             method: Lector1.Method.speak.rawValue,
-                            arguments: [.string(document), .vardict(options.dbusOptions)]) { [unowned self] result in
+                            arguments: [.string(document), .vardict(options.dbusOptions)],
+                            timeoutMilliseconds: ModuleCore.speakMilliseconds) { [unowned self] result in
                 let answer: Result<UInt64, SpeakFailure> = switch result {
                 case .success(let out): .success(out.first?.uint64 ?? 0)
                 case .failure(let error): .failure(SpeakFailure(name: error.name, message: error.message))
                 }
-                self.perform(self.core.spoke(answer, document: document))
+                self.perform(self.core.spoke(answer, document: document, serial: serial))
             }
         case .stop, .pause, .resume:
             let method: Lector1.Method

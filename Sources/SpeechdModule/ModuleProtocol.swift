@@ -23,7 +23,8 @@ public enum ModuleCommand: Equatable, Sendable {
     case quit
     /// A line the protocol does not know.
     case unknown(String)
-    /// Data that breaks the protocol (a character or key of more than one line): its error reply.
+    /// Data that breaks the protocol (a character or key of more than one line, a line too long to read): its
+    /// error reply.
     case invalid(String)
 }
 
@@ -50,6 +51,8 @@ public struct ModuleReader: Sendable {
     }
     private enum Settings: Sendable { case set, audio, logLevel }
     private var block: Block?
+    /// Whether a line of the block being read was too long and skipped: the block ends with its error reply.
+    private var blockBroken = false
     /// Whether INIT was read.
     public private(set) var initialized = false
 
@@ -87,8 +90,23 @@ public struct ModuleReader: Sendable {
         }
     }
 
+    /// A line too long to be kept (`ModuleDriver.maximumLine`) was skipped up to its newline: outside a data block
+    /// it is answered with 300 at once (it was no command); inside one, the block ends with its error reply
+    /// (301 for a message, 303 for settings) instead of its command, so that nothing of the line is read.
+    public mutating func overlong() -> (replies: [String], command: ModuleCommand?) {
+        guard block != nil else { return ([], .invalid("300 ERR UNKNOWN COMMAND")) }
+        blockBroken = true
+        return ([], nil)
+    }
+
     private mutating func continued(_ current: Block, _ line: String) -> (replies: [String], command: ModuleCommand?) {
         let ended = line == "."
+        if ended && blockBroken {
+            block = nil
+            blockBroken = false
+            if case .message = current { return ([], .invalid("301 ERROR CANT SPEAK")) }
+            return ([], .invalid("303 ERROR INVALID PARAMETER OR VALUE"))
+        }
         let data = line.hasPrefix(".") ? String(line.dropFirst()) : line
         switch current {
         case .message(let kind, var lines):

@@ -38,7 +38,7 @@ public struct VoiceSettings: Equatable, Sendable {
             case "rate", "pitch", "volume":
                 guard let value, let n = Int(value), (-100...100).contains(n) else { ok = false; continue }
                 if key == "rate" { rate = n } else if key == "pitch" { pitch = n } else { volume = n }
-            case "language": language = value
+            case "language": language = value.flatMap(Self.tag)
             case "synthesis_voice": voice = value
             case "spelling_mode": spelling = value == "on"
             case "punctuation_mode": punctuation = value ?? "none"
@@ -47,6 +47,14 @@ public struct VoiceSettings: Equatable, Sendable {
             }
         }
         return ok
+    }
+
+    /// The BCP 47 tag a `language` value names, nil for none: speech-dispatcher passes the locale's language,
+    /// and POSIX's `C` and `POSIX` locales (with any `.codeset` or `@modifier`) name no language.
+    static func tag(_ value: String) -> String? {
+        let base = value.prefix { $0 != "." && $0 != "@" }
+        let lower = base.lowercased()
+        return base.isEmpty || lower == "c" || lower == "posix" ? nil : value
     }
 
     /// Lector's speaking rate in words per minute.

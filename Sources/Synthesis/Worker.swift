@@ -51,7 +51,7 @@ public enum Worker {
             return session.deliver(wav: wav, count: Int(count), events: events)
         }
         let session = WorkerSession(input: input, output: output, espeak: espeak,
-                                    fault: WorkerFault(environment: getenv(WorkerFault.environmentVariable)))
+                                    fault: WorkerFault.fromEnvironment())
         guard session.send(.ready(sampleRate: Int(rate))) else { return exitIOError }
         return session.serve()
     }
@@ -67,11 +67,20 @@ public enum Worker {
 /// own crashes do) on any request whose text contains TEXT; `hang:TEXT` makes it stop answering there for
 /// good (an engine stuck in a loop), until it is killed. Unset or malformed: no fault.
 struct WorkerFault {
-    /// `LECTOR_TEST_WORKER_FAULT`: for tests only; nothing in Lector sets it.
+    /// `LECTOR_TEST_WORKER_FAULT`: for tests only, read by debug builds only; nothing in Lector sets it.
     static let environmentVariable = "LECTOR_TEST_WORKER_FAULT"
 
     enum Kind { case abort, hang }
     let kind: Kind
+
+    /// The fault ``environmentVariable`` asks for; always nil in release builds, which carry no test switch.
+    static func fromEnvironment() -> WorkerFault? {
+        #if DEBUG
+        return WorkerFault(environment: getenv(environmentVariable))
+        #else
+        return nil
+        #endif
+    }
     let trigger: String
 
     init?(environment value: UnsafeMutablePointer<CChar>?) {

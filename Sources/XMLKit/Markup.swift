@@ -73,11 +73,21 @@ public enum MarkupNode {
 public struct MarkupError: Error, CustomStringConvertible, Sendable {
     /// One line.
     public let description: String
+    /// Whether libxml2 gave up before the end of the bytes (see `MarkupParser`), rather than finding them
+    /// malformed.
+    public var stoppedEarly = false
 }
 
 /// HTML and XML parsing with libxml2 (libxml2 API: HTMLparser, parser), safe for untrusted input: no network
 /// access, no DTD loaded, entities never substituted (a reference stays a reference and is dropped), and
 /// nesting deeper than `maximumDepth` flattened to its text.
+///
+/// libxml2 stops at nesting depth 256 unless given `XML_PARSE_HUGE`, and keeps what it parsed until then: the
+/// nested text and everything after it would be lost without a word. So HTML is parsed with `XML_PARSE_HUGE`
+/// (its parser expands no declared entities), and XML too unless it declares entities (`<!ENTITY`), whose
+/// amplification checks that option relaxes (a "billion laughs" in an attribute then costs seconds and
+/// hundreds of MB). What libxml2 cannot parse whole (nesting past 256 levels in XML that declares entities,
+/// memory exhausted) is refused with one line (`MarkupError`), never read cut short.
 public enum MarkupParser {
     /// Elements deeper than this keep their text but lose their structure (their subtree becomes one text
     /// node), so that no walk over the tree goes deeper.
@@ -87,9 +97,11 @@ public enum MarkupParser {
     /// what it can, so any bytes give a tree. `encoding` (e.g. "UTF-8") overrides the document's declaration;
     /// nil lets libxml2 decide from `<meta charset>` (ISO-8859-1 when none).
     /// - Returns: the root element (`html`), or nil when the bytes hold no element at all.
-    public static func html(_ bytes: [UInt8], encoding: String? = nil) -> MarkupElement? {
+    /// - Throws: `MarkupError` when libxml2 stopped before the end (out of memory).
+    public static func html(_ bytes: [UInt8], encoding: String? = nil) throws(MarkupError) -> MarkupElement? {
         let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
-                            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue)
+                            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue) | Int32(XML_PARSE_HUGE.rawValue)
+        xmlResetLastError()
         let doc = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress.map { base in
                 base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -99,18 +111,20 @@ public enum MarkupParser {
         }
         guard let doc else { return nil }
         defer { xmlFreeDoc(doc) }
+        if let stopped = stoppedEarly() { throw stopped }
         return xmlDocGetRootElement(doc).map(copyTree)
     }
 
     /// Parses well-formed XML from `bytes` (`xmlReadMemory` with NONET; no NOENT, no DTDLOAD, no DTDATTR, so no
     /// entity is substituted and nothing outside the bytes is read). With `recover`, libxml2 repairs errors
     /// (XHTML content documents with undeclared entities); without it, an error is thrown.
-    /// - Throws: `MarkupError` with libxml2's message and line for malformed XML (without `recover`), or for
-    ///   bytes that hold no element.
+    /// - Throws: `MarkupError` with libxml2's message and line for malformed XML (without `recover`), for
+    ///   bytes that hold no element, or when libxml2 stopped before the end (see `MarkupParser`).
     public static func xml(_ bytes: [UInt8], recover: Bool = false) throws(MarkupError) -> MarkupElement {
         var options = XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
             | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue
         if recover { options |= XML_PARSE_RECOVER.rawValue }
+        if !declaresEntities(bytes) { options |= XML_PARSE_HUGE.rawValue }
         xmlResetLastError()
         let doc = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress.map { base in
@@ -119,10 +133,37 @@ public enum MarkupParser {
                 }
             } ?? nil
         }
-        guard let doc else { throw MarkupError(description: lastError() ?? "not XML") }
+        guard let doc else { throw stoppedEarly() ?? MarkupError(description: lastError() ?? "not XML") }
         defer { xmlFreeDoc(doc) }
+        if let stopped = stoppedEarly() { throw stopped }
         guard let root = xmlDocGetRootElement(doc) else { throw MarkupError(description: "no root element") }
         return copyTree(root)
+    }
+
+    /// Whether `bytes` hold an entity declaration (`<!ENTITY`, XML 1.0 section 4.2), which only a DTD can.
+    static func declaresEntities(_ bytes: [UInt8]) -> Bool {
+        let marker = Array("<!ENTITY".utf8)
+        guard bytes.count >= marker.count else { return false }
+        var i = 0
+        while let found = bytes[i...].firstIndex(of: marker[0]) {
+            if found + marker.count > bytes.count { return false }
+            if bytes[found..<(found + marker.count)].elementsEqual(marker) { return true }
+            i = found + 1
+        }
+        return false
+    }
+
+    /// The one line for a parse libxml2 gave up before the end of the bytes (it keeps what it had parsed):
+    /// memory exhausted, or nesting past its limit of 256 levels; nil when it went through.
+    private static func stoppedEarly() -> MarkupError? {
+        guard let error = xmlGetLastError() else { return nil }
+        if error.pointee.code == Int32(XML_ERR_NO_MEMORY.rawValue) {
+            return MarkupError(description: "the document is too large to parse in the memory a document may use", stoppedEarly: true)
+        }
+        if let message = error.pointee.message, String(cString: message).hasPrefix("Excessive depth") {
+            return MarkupError(description: "the document nests elements more than 256 deep and declares entities", stoppedEarly: true)
+        }
+        return nil
     }
 
     private static func lastError() -> String? {

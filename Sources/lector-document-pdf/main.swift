@@ -14,7 +14,9 @@ final class PopplerPages: PDFPages {
     var pageCount: Int { document.pageCount }
     var title: String? { document.title }
     var author: String? { document.author }
-    func text(ofPage index: Int) -> String { document.text(ofPage: index) }
+    func lines(ofPage index: Int) -> [PDFLine] {
+        document.lines(ofPage: index).map { PDFLine(text: $0.text, top: $0.top, left: $0.left) }
+    }
     func outlineEntries() -> [(title: String, page: Int, level: Int)] {
         document.outline().map { ($0.title, $0.page, $0.level) }
     }

@@ -27,6 +27,30 @@ import Testing
         if let r = chp1 { #expect(Array(tag[r.upperBound..<r.upperBound + 4]) == [0, 0, 0x05, 0xDC]) }
     }
 
+    @Test("A split file's album and track: ALBUM, TRACKNUMBER and TRACKTOTAL comments, ID3 TALB and TRCK number/total")
+    func albumAndTrack() {
+        let tags = AudioTags(title: "One", album: "Book", track: (2, 12))
+        #expect(tags.vorbisComments == ["TITLE=One", "ALBUM=Book", "TRACKNUMBER=2", "TRACKTOTAL=12", "ENCODER=Lector"])
+        let text = String(decoding: ID3v2.tag(tags, durationMs: 1_000), as: UTF8.self)
+        #expect(text.contains("TALB") && text.contains("Book") && text.contains("TRCK") && text.contains("2/12"))
+    }
+
+    @Test("Bounded tags: each field cut to 4,096 bytes at a character, 64 authors, then chapters dropped from the end to fit; small tags untouched")
+    func bounded() {
+        let small = AudioTags(title: "Book", authors: ["A"], chapters: [.init(title: "One", start: 0)])
+        let same = small.bounded(totalBytes: 1 << 24)
+        #expect(same.tags == small && !same.cut)
+        let big = AudioTags(title: String(repeating: "é", count: 10_000), authors: (0..<100).map { "Author \($0)" },
+                            chapters: (0..<1_000).map { .init(title: String(repeating: "c", count: 5_000), start: $0 * 1_000) })
+        let (out, cut) = big.bounded(totalBytes: 100_000)
+        #expect(cut)
+        #expect(out.title?.utf8.count == 4_096 && out.title?.unicodeScalars.count == 2_048)
+        #expect(out.authors.count == 64)
+        #expect(out.chapters.allSatisfy { $0.title.utf8.count == 4_096 })
+        #expect(out.vorbisComments.reduce(0) { $0 + 4 + $1.utf8.count } <= 100_000 && out.chapters.count > 10)
+        #expect(Array(out.chapters.map(\.start)) == Array(big.chapters.prefix(out.chapters.count).map(\.start)))
+    }
+
     @Test("Ogg pages: the CRC of a known page, and a long packet laid on continued pages")
     func ogg() {
         // RFC 3533 CRC: the page's CRC field read back equals the one recomputed.
@@ -76,5 +100,18 @@ import Testing
         #expect(ProgressLine(fraction: 0.25, elapsed: 10, audio: 3_000).text(width: 4)
                 == "[#···]  25%  0:10 elapsed, 0:30 left, 300× real time")
         #expect(ProgressLine.clock(3_725) == "1:02:05")
+    }
+}
+
+@Suite struct SubtitleTests {
+    @Test("Cue clocks: SubRip's comma, WebVTT's dot, hours past 99; a cue's text one line, WebVTT's reserved characters escaped, an arrow broken")
+    func cues() {
+        #expect(SubtitleFormat.srt.clock(3_723_456) == "01:02:03,456" && SubtitleFormat.vtt.clock(7) == "00:00:00.007")
+        #expect(SubtitleFormat.vtt.clock(360_000_000) == "100:00:00.000")
+        #expect(SubtitleFormat.vtt.cue(number: 3, start: 1_000, end: 2_500, text: " A <b> &\n\tB --> C ")
+                == "3\n00:00:01.000 --> 00:00:02.500\nA &lt;b&gt; &amp; B --&gt; C\n\n")
+        #expect(SubtitleFormat.srt.cue(number: 1, start: 0, end: 0, text: "x --> y") == "1\n00:00:00,000 --> 00:00:00,001\nx -> y\n\n")
+        #expect(SubtitleFormat.srt.cue(number: 1, start: 0, end: 10, text: " \n ").isEmpty)
+        #expect(SubtitleFormat(fileName: "a/Book.VTT") == .vtt && SubtitleFormat(fileName: "book.srt.mp3") == nil)
     }
 }

@@ -154,7 +154,20 @@ func contents(_ fd: FileDescriptor) throws -> [UInt8] {
         return pages
     }
 
-    @Test("Segments join into one stream: one set of headers, pages renumbered, granules counted across the join, the last trimmed")
+    /// The audio packets' block sizes in a joined file, and its pages.
+    static func joined(_ output: FileDescriptor) throws -> (blocks: [Int], pages: [OggPage]) {
+        let bytes = try contents(output)
+        let fd = try temporaryFile(bytes)
+        defer { try? fd.close() }
+        let packets = OggPacketReader(ByteReader(fd))
+        var blocks: [Int] = []
+        while let packet = try packets.next() {
+            if packet.count == 1 { blocks.append(Int(packet[0]) * 256) }
+        }
+        return (blocks, try pages(bytes))
+    }
+
+    @Test("A segment hands over where the blocks of both share a centre: one stream, the lead-in dropped, granules counted on, the end trimmed")
     func join() throws {
         let output = try temporaryFile()
         defer { try? output.close() }
@@ -162,21 +175,87 @@ func contents(_ fd: FileDescriptor) throws -> [UInt8] {
             #expect(headers.count == 3)
             return { Int($0[0]) * 256 }
         }
-        // Segment 1 decodes 576 + 576 = 1152 samples, 1000 kept; segment 2 the same, 700 kept.
-        let first = try temporaryFile(Self.file(serial: 1, blocks: [[2048, 256], [2048]], lastGranule: 1_000))
-        let second = try temporaryFile(Self.file(serial: 2, blocks: [[2048], [256, 2048]], lastGranule: 700))
+        // Centres 0, 384, 896 … 3456; the next segment starts at 1024: centres 1024, 1408, 1920, 2432, 2944, 3456.
+        let first = try temporaryFile(Self.file(serial: 1, blocks: [[512, 1024, 1024], [1024, 1024, 1024, 1024, 1024]], lastGranule: 3_456))
+        let second = try temporaryFile(Self.file(serial: 2, blocks: [[512, 1024, 1024], [1024, 1024, 1024]], lastGranule: 2_432))
         defer { try? first.close(); try? second.close() }
-        try joiner.append(first)
-        try joiner.append(second)
-        try joiner.finish()
-        let pages = try Self.pages(contents(output))
-        #expect(pages.map(\.sequence) == Array(0..<6))
+        try joiner.append(first, start: 0, handover: 1_964..<2_988)
+        try joiner.append(second, start: 1_024, handover: nil)
+        try joiner.finish(samples: 3_300)
+        #expect(joiner.shift == 0)
+        let (blocks, pages) = try Self.joined(output)
+        // The first six packets (through the centre at 2432), then the second's from the one centred at 2944.
+        #expect(blocks == [512] + [Int](repeating: 1_024, count: 7))
+        #expect(pages.map(\.sequence) == Array(0..<UInt32(pages.count)))
         #expect(Set(pages.map(\.serial)) == [1])
-        // After segment 1's untrimmed 1152, the join decodes 2048/4 + 2048/4, then 1152 more, trimmed of 452.
-        #expect(pages.map(\.granule) == [0, 0, 576, 1_152, 2_176, 2_876])
-        #expect(pages.map(\.flags) == [2, 0, 0, 0, 0, 4])
-        let other = try temporaryFile(Self.file(serial: 3, blocks: [[2048]], lastGranule: 0, setup: 6))
+        #expect(pages.first?.flags == 2 && pages.last?.flags == 4 && pages.last?.granule == 3_300)
+        let other = try temporaryFile(Self.file(serial: 3, blocks: [[1024]], lastGranule: 0, setup: 6))
         defer { try? other.close() }
-        #expect(throws: RetagError.self) { try joiner.append(other) }
+        #expect(throws: RetagError.self) { try joiner.append(other, start: 0, handover: nil) }
+    }
+
+    @Test("Where no centre is shared, the pair that keeps the audio nearest its place is taken, and its shift reported")
+    func shifted() throws {
+        let output = try temporaryFile()
+        defer { try? output.close() }
+        let joiner = OggVorbisJoiner(output: output) { _ in { Int($0[0]) * 256 } }
+        let first = try temporaryFile(Self.file(serial: 1, blocks: [[512, 1024, 1024], [1024, 1024, 1024, 1024, 1024]], lastGranule: 3_456))
+        let second = try temporaryFile(Self.file(serial: 2, blocks: [[512, 1024, 1024], [1024, 1024, 1024]], lastGranule: 2_432))
+        defer { try? first.close(); try? second.close() }
+        try joiner.append(first, start: 0, handover: 1_964..<2_988)
+        // Centres 1152, 1536, 2048, 2560, 3072, 3584: a quarter of a long block off the first's.
+        try joiner.append(second, start: 1_152, handover: nil)
+        try joiner.finish(samples: 3_300)
+        #expect(joiner.shift == -128)
+        let (blocks, pages) = try Self.joined(output)
+        #expect(blocks.count == 8 && pages.last?.granule == 3_172)
+    }
+}
+
+@Suite struct OggPacketTests {
+    @Test("Packets of any length, 255 bytes and its multiples too, come back whole across pages")
+    func lacing() throws {
+        let output = try temporaryFile()
+        defer { try? output.close() }
+        let writer = OggPacketWriter(output: output, serial: 7)
+        let packets: [[UInt8]] = [[1, 2, 3], [UInt8](repeating: 9, count: 255), [UInt8](repeating: 4, count: 70_000), [], [5]]
+        try writer.writeHeader(packets[0])
+        for (i, packet) in packets.dropFirst().enumerated() { try writer.write(packet, granule: UInt64(i + 1)) }
+        try writer.finish(granule: 3)
+        let fd = try temporaryFile(try contents(output))
+        defer { try? fd.close() }
+        let reader = OggPacketReader(ByteReader(fd))
+        var read: [[UInt8]] = []
+        while let packet = try reader.next() { read.append(packet) }
+        #expect(read == packets)
+        let pages = try VorbisJoinTests.pages(try contents(output))
+        #expect(pages.first?.flags == 2 && pages.last?.flags == 4 && pages.last?.granule == 3)
+        #expect(pages.allSatisfy { $0.lacing.count <= 255 })
+    }
+}
+
+@Suite struct JoinPlanTests {
+    @Test("Overlapping MP3 and Opus segments start on the previous one's frame grid and hand over on a boundary of both, before the cut")
+    func grids() {
+        let mp3 = JoinPlan.Codec.mp3(frameSamples: 576)
+        var start = 0, lower = 0
+        for cut in [1_323_017, 2_646_101, 3_970_000] {
+            let (segment, next, nextLower) = JoinPlan.cut(mp3, start: start, lower: lower, cut: cut)
+            #expect((next - start) % 576 == 0 && next < cut - 2_000)
+            #expect(segment.keep.lowerBound == lower && segment.keep.upperBound % 576 == 0 && nextLower % 576 == 0)
+            // The hand-over point is the same source sample in both segments' decoded streams.
+            let handover = start + segment.keep.upperBound - MP3Joiner.codecDelay
+            #expect(handover == next + nextLower - MP3Joiner.codecDelay && handover <= cut - 1_152 && nextLower >= 3 * 576)
+            (start, lower) = (next, nextLower)
+        }
+        let opus = JoinPlan.Codec.opus(sourceRate: 22_050, preSkip: 312)
+        #expect(JoinPlan.opusGrid(sourceRate: 22_050) == 441 && JoinPlan.opusGrid(sourceRate: 16_000) == 320)
+        start = 0; lower = 0
+        for cut in [1_323_017, 2_646_101] {
+            let (segment, next, nextLower) = JoinPlan.cut(opus, start: start, lower: lower, cut: cut)
+            #expect((next - start) % 441 == 0 && segment.keep.upperBound % 960 == 0 && nextLower % 960 == 0 && nextLower >= 960)
+            #expect(start * 320 / 147 + segment.keep.upperBound == next * 320 / 147 + nextLower)
+            (start, lower) = (next, nextLower)
+        }
     }
 }

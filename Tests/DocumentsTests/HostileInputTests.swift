@@ -1,4 +1,5 @@
 import ArchiveKit
+@testable import Documents
 import Testing
 import XMLKit
 
@@ -24,6 +25,26 @@ import XMLKit
         xml += "]><x>&a9;</x>"
         let text = (try? MarkupParser.xml(Array(xml.utf8)))?.textContent ?? ""
         #expect(text.count < 1000)
+    }
+
+    /// libxml2 stops at depth 256 unless told otherwise, keeping what came before: deeper markup is read
+    /// (flattened past `MarkupParser.maximumDepth`), with everything after it.
+    @Test func markupNestedDeeperThanLibxml2sDefaultIsReadWhole() throws {
+        let depth = 200_000
+        let nested = String(repeating: "<span>", count: depth) + "Deep inside." + String(repeating: "</span>", count: depth)
+        let html = "<html><body><p>Before.</p>\(nested)<p>After.</p></body></html>"
+        let page = try HTMLImporter.read(Array(html.utf8))
+        #expect(page.text == "Before.\n\nDeep inside.\n\nAfter.")
+        let xhtml = "<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><body><p>Before.</p>\(nested)<p>After.</p></body></html>"
+        #expect(try MarkupParser.xml(Array(xhtml.utf8)).textContent == "Before.Deep inside.After.")
+    }
+
+    /// XML that declares entities is parsed within libxml2's limits (lifting them would let entity
+    /// amplification in attributes cost seconds and hundreds of MB): nesting past them is refused, not cut.
+    @Test func deepXMLDeclaringEntitiesIsRefusedNotCut() {
+        let nested = String(repeating: "<a>", count: 300) + "deep" + String(repeating: "</a>", count: 300)
+        let xml = "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e \"e\">]><x>\(nested)<b>after</b></x>"
+        #expect { try MarkupParser.xml(Array(xml.utf8), recover: true) } throws: { ($0 as? MarkupError)?.stoppedEarly == true }
     }
 
     @Test func garbageAndTruncatedZipsAreOneError() {

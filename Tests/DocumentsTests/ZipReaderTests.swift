@@ -40,6 +40,26 @@ import Testing
         #expect(try reader.contents(of: "missing.xml") == nil)
     }
 
+    @Test func entriesAskedForInReverseCostOnePass() throws {
+        let names = (0..<500).map { "chapter\($0).xhtml" }
+        let bytes = Self.zip(names.map { ($0, "text of \($0)") })
+        let kept = try ZipReader(bytes, keeping: { $0.hasSuffix(".xhtml") })
+        for name in names.reversed() { #expect(try kept.contents(of: name) == Array("text of \(name)".utf8)) }
+        #expect(kept.headersRead == names.count)
+        // Without keeping, each entry before the last one asked for is looked for from the start again.
+        let unkept = try ZipReader(bytes)
+        for name in names.reversed().prefix(10) { _ = try unkept.contents(of: name) }
+        #expect(unkept.headersRead > 9 * (names.count - 10))
+    }
+
+    @Test func anEntryAskedForAgainIsFoundFromTheStart() throws {
+        let reader = try ZipReader(Self.zip([("a.xml", "first"), ("b.xml", "second")]), keeping: { _ in true })
+        #expect(try reader.contents(of: "b.xml") == Array("second".utf8))
+        #expect(try reader.contents(of: "a.xml") == Array("first".utf8))  // kept when passed
+        #expect(try reader.contents(of: "b.xml") == Array("second".utf8))  // returned once: read again
+        #expect(reader.headersRead == 4)
+    }
+
     @Test func limitsHoldPerEntry() throws {
         var limits = ZipArchive.Limits()
         limits.maximumEntryBytes = 4

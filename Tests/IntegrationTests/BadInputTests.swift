@@ -1,16 +1,14 @@
 import Foundation
 import Testing
 
-/// The files of the shared bad-inputs folder (its README excluded), sorted; empty when the folder is absent.
+/// The files of the bad-inputs fixtures (their README excluded), sorted.
 private let badInputFiles: [String] = {
-    guard Paths.badInputsAvailable,
-        let names = try? FileManager.default.contentsOfDirectory(atPath: Paths.badInputs.path)
-    else { return [] }
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: Paths.badInputs.path) else { return [] }
     return names.filter { $0 != "README.md" && !$0.hasPrefix(".") }.sorted()
 }()
 
 extension Integration {
-    /// Every file of `../shared/bad-inputs` through every way in: `lector read --file` and `lector read <FILE`
+    /// Every file of `Tests/Fixtures/bad-inputs` through every way in: `lector read --file` and `lector read <FILE`
     /// (both hand the daemon the open file: SpeakFile), standard input from a pipe, a command-line argument
     /// (when it fits in one: 128 KiB) and Lector's D-Bus `Speak`.
     ///
@@ -20,7 +18,7 @@ extension Integration {
     ///
     /// D-Bus strings must be valid UTF-8, so invalid UTF-8 cannot be sent as it is: a client repairs it
     /// (invalid bytes become U+FFFD) before calling Speak, as `BusClient.repairedText` does.
-    @Suite(.privateSession, .enabled(if: Paths.badInputsAvailable, "no ../shared/bad-inputs beside the repository"))
+    @Suite(.privateSession)
     struct BadInputs {
         /// Inputs with nothing readable: they must be refused.
         static let mustFail: Set<String> = ["empty.txt", "whitespace-only.txt"]

@@ -10,7 +10,7 @@ extension Integration {
         /// `LECTOR_TEST_WORKER_FAULT` (Sources/Synthesis/Worker.swift): abort or hang on texts containing a word.
         static func fault(_ spec: String) -> [String: String] { ["LECTOR_TEST_WORKER_FAULT": spec] }
 
-        /// The real eSpeak NG 1.51 crash vector of shared/bad-inputs, as one sentence.
+        /// The real eSpeak NG 1.51 crash vector of Tests/Fixtures/bad-inputs, as one sentence.
         static var crashingSentence: String {
             get throws {
                 let url = Paths.badInputs.appendingPathComponent("engine-crash-apostrophes.txt")

@@ -27,13 +27,13 @@ extension Integration {
             let usr = dest + "/usr"
             let expected = [
                 "bin/lector",
-                "libexec/lector-daemon",
-                "libexec/lector-window",
-                "libexec/lector-document",
-                "libexec/lector-document-pdf",
-                "libexec/lector-selection",
+                "libexec/lector/lector-daemon",
+                "libexec/lector/lector-window",
+                "libexec/lector/lector-document",
+                "libexec/lector/lector-document-pdf",
+                "libexec/lector/lector-selection",
                 "share/dbus-1/services/org.lector.Lector.Window.service",
-                "libexec/lector-piper-worker",
+                "libexec/lector/lector-piper-worker",
                 "lib/speech-dispatcher-modules/sd_lector",
                 "share/applications/org.lector.Lector.desktop",
                 "share/dbus-1/services/org.lector.Lector.service",
@@ -41,6 +41,7 @@ extension Integration {
                 "share/dbus-1/interfaces/org.mpris.MediaPlayer2.xml",
                 "share/icons/hicolor/scalable/apps/org.lector.Lector.svg",
                 "share/man/man1/lector.1",
+                "share/metainfo/org.lector.Lector.metainfo.xml",
                 "share/lector/samples/en.txt",
                 "share/lector/samples/de.txt",
             ]
@@ -48,11 +49,11 @@ extension Integration {
             for path in expected {
                 #expect(fm.fileExists(atPath: "\(usr)/\(path)"), "not installed: /usr/\(path)")
             }
-            #expect(fm.isExecutableFile(atPath: "\(usr)/bin/lector") && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-daemon")
-                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-document")
-                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-document-pdf")
-                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-selection")
-                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector-piper-worker"))
+            #expect(fm.isExecutableFile(atPath: "\(usr)/bin/lector") && fm.isExecutableFile(atPath: "\(usr)/libexec/lector/lector-daemon")
+                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector/lector-document")
+                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector/lector-document-pdf")
+                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector/lector-selection")
+                    && fm.isExecutableFile(atPath: "\(usr)/libexec/lector/lector-piper-worker"))
             let units = ["lib/systemd/user/lector.service", "share/systemd/user/lector.service"].filter { fm.fileExists(atPath: "\(usr)/\($0)") }
             #expect(units.count == 1, "the systemd user unit: \(units)")
             // Nothing else: every installed file is one of those.
@@ -70,6 +71,19 @@ extension Integration {
                 let text = try String(contentsOfFile: "\(usr)/\(unit)", encoding: .utf8)
                 #expect(text.contains("ExecStart=/usr/bin/lector daemon") && text.contains("BusName=org.lector.Lector"), "\(text)")
             }
+
+            // One version: the installed lector prints it, and the metainfo's release, the manual page and the
+            // README's package name say the same.
+            let printed = try await session.run("\(usr)/bin/lector", ["--version"])
+            let version = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                .replacingOccurrences(of: "lector ", with: "")
+            #expect(printed.status == 0 && !version.isEmpty && !version.contains(" "), "\(printed)")
+            let metainfo = try String(contentsOfFile: "\(usr)/share/metainfo/org.lector.Lector.metainfo.xml", encoding: .utf8)
+            #expect(metainfo.contains("<release version=\"\(version)\""), "the metainfo's release is not \(version)")
+            let manual = try String(contentsOfFile: "\(usr)/share/man/man1/lector.1", encoding: .utf8)
+            #expect(manual.contains("\"Lector \(version)\""), "the manual page is not of \(version)")
+            let readme = try String(contentsOf: Paths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+            #expect(readme.contains("lector_\(version)_amd64.deb"), "the README does not install lector_\(version)_amd64.deb")
 
             // The installed daemon: its DesktopEntry is the installed entry's name, its art the installed icon.
             let daemon = try session.spawn("\(usr)/bin/lector", ["daemon", "--instance"], tag: "installed")

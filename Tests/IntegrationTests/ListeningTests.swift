@@ -5,7 +5,7 @@ extension Integration {
     /// What people who listen for hours expect of a player: errors reach them on screen, a sleep timer.
     @Suite(.privateSession)
     struct Listening {
-        /// A sentence that makes libespeak-ng 1.51 abort (see shared/bad-inputs/engine-crash-apostrophes.txt).
+        /// A sentence that makes libespeak-ng 1.51 abort (see Tests/Fixtures/bad-inputs/engine-crash-apostrophes.txt).
         static let crashingSentence = String(repeating: "s'", count: 220)
 
         @Test("a failed reading is one desktop notification, not one per lost sentence")

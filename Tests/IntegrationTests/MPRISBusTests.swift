@@ -175,12 +175,15 @@ extension Integration {
             #expect(await session.nameOwner(Lector.busName) == owner, "the shared daemon was affected")
         }
 
-        @Test("PropertiesChanged follows every state change on the right interface, never with Position; ten seconds of steady reading send none")
+        @Test("PropertiesChanged follows every state change on the right interface, never with Position, and is sent once (by the MPRIS name's connection only); ten seconds of steady reading send none")
         func propertiesChanged() async throws {
             let session = try await world(.mprisQuiet)
             let bus = try session.bus()
             let monitor = try await SignalMonitor(session: session)
             defer { Task { await monitor.stop() } }
+            // Lector's own connection must not send the player's signals too (every client would get two).
+            let lectorMonitor = try await SignalMonitor(session: session, name: Lector.busName)
+            defer { Task { await lectorMonitor.stop() } }
             func expectChange(after mark: Int, _ key: String, _ value: String, _ comment: String) async {
                 let signal = await monitor.wait(after: mark) { s in
                     s.path == MPRIS.path && s.changedInterface == MPRIS.player && s.changed[key]?.string == value
@@ -234,6 +237,8 @@ extension Integration {
             #expect(await bus.waitForStatus("Stopped", timeout: 10) == "Stopped")
             _ = await monitor.wait(after: mark, timeout: 0.2) { $0.changed["PlaybackStatus"]?.string == "Stopped" }
 
+            let doubled = lectorMonitor.signals.filter { $0.path == MPRIS.path }
+            #expect(doubled.isEmpty, "the player's signals also came from org.lector.Lector: \(doubled)")
             for signal in monitor.signals where signal.member == "PropertiesChanged" && signal.path == MPRIS.path {
                 let spec = signal.changedInterface == MPRIS.root ? MPRIS.rootProperties : MPRIS.playerProperties
                 #expect([MPRIS.root, MPRIS.player].contains(signal.changedInterface ?? ""), "\(signal)")

@@ -370,7 +370,7 @@ extension Integration {
             let bus = try session.bus()
             try await startReading(session, bus, [Lector.sentences])
             let follow = try session.spawn(Paths.lectorBinary, ["status", "--follow"], tag: "follow")
-            _ = await eventually(timeout: 0.5) { follow.stdout.contains("reading: ") }
+            _ = await eventually(timeout: 5) { follow.stdout.contains("reading: ") }
             #expect(try await session.lector(["pause"]).status == 0)
             #expect(try await session.lector(["next"]).status == 0)
             #expect(bus.metadata["xesam:title"]?.string == fourSentences[1] && bus.status == "Paused")
@@ -379,7 +379,10 @@ extension Integration {
             #expect(bus.metadata["xesam:title"]?.string == fourSentences[1] && bus.status == "Paused")
             #expect(try await session.lector(["resume"]).status == 0)
             #expect(await bus.waitForStatus("Stopped", timeout: 15) == "Stopped")
-            _ = await eventually(timeout: 0.3) { follow.stdout.contains("reading: \(fourSentences[3])") }
+            // The end is printed once the daemon's PropertiesChanged reaches --follow: wait for it, then end it.
+            _ = await eventually(timeout: 5) {
+                follow.stdout.split(separator: "\n").last?.hasPrefix("stopped") == true
+            }
             follow.signal(SIGTERM)
             #expect(await follow.waitForExit(timeout: 5) == 0, "status --follow: \(follow.stderr)")
             let lines = follow.stdout.split(separator: "\n").map(String.init)

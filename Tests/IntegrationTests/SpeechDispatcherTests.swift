@@ -8,8 +8,10 @@ extension Integration {
     @Suite(.privateSession, .enabled(if: Paths.executable("speech-dispatcher") != nil && Paths.executable("spd-say") != nil))
     struct SpeechDispatcher {
         /// Writes the private speechd.conf and starts speech-dispatcher in the foreground (no idle exit), then
-        /// waits for its socket. The caller stops it.
-        static func startServer(_ session: PrivateSession) async throws -> BackgroundProcess {
+        /// waits for its socket. `defaultModule` is "lector" (the module built beside `lector`) or "espeak-ng"
+        /// (speech-dispatcher's own eSpeak NG module); both are loaded. The caller stops it.
+        static func startServer(_ session: PrivateSession, defaultModule: String = "lector",
+                                environment: [String: String] = [:]) async throws -> BackgroundProcess {
             let config = session.directory.appendingPathComponent("config/speech-dispatcher")
             try FileManager.default.createDirectory(at: config.appendingPathComponent("modules"), withIntermediateDirectories: true)
             let module = URL(fileURLWithPath: Paths.lectorBinary).deletingLastPathComponent()
@@ -22,14 +24,15 @@ extension Integration {
                 SymbolsPreprocFile "symbols.dic"
                 AudioOutputMethod "pulse"
                 AddModule "lector" "\(module)" "lector.conf"
-                DefaultModule lector
+                AddModule "espeak-ng" "sd_espeak-ng" "espeak-ng.conf"
+                DefaultModule \(defaultModule)
                 """
             try conf.write(to: config.appendingPathComponent("speechd.conf"), atomically: true, encoding: .utf8)
             try "".write(to: config.appendingPathComponent("modules/lector.conf"), atomically: true, encoding: .utf8)
             // A socket left by the server of an earlier test would be taken for this one's.
             let socket = session.directory.appendingPathComponent("speech-dispatcher/speechd.sock").path
             try? FileManager.default.removeItem(atPath: socket)
-            let server = try session.spawn("speech-dispatcher", ["-s", "-t", "0"], tag: "speechd")
+            let server = try session.spawn("speech-dispatcher", ["-s", "-t", "0"], tag: "speechd", environment: environment)
             let up = await eventually(timeout: 10) { FileManager.default.fileExists(atPath: socket) }
             if !up { throw HarnessError("speech-dispatcher did not start: \(server.stderr)") }
             return server

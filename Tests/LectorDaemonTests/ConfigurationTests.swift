@@ -97,6 +97,16 @@ import LectorCommon
         ], "\(problems)")
     }
 
+    @Test("[reading]: what is read of links, symbols, emoji; bad values reported, defaults kept")
+    func reading() throws {
+        let (config, problems) = try Self.parse("[reading]\nlinks=skip\nemoji = all\nsymbols=loud\ncolour=red\n")
+        #expect(config.reading.links == .skip && config.reading.emoji == .all && config.reading.symbols == .skip)
+        #expect(problems == [
+            "/cfg/lector/config:4: [reading] symbols: reading setting symbols is one of read, skip, not 'loud'; using skip",
+            "/cfg/lector/config:5: [reading] colour: unknown reading setting 'colour'; one of: links, emails, citations, numbers, symbols, emoji; ignored",
+        ], "\(problems)")
+    }
+
     @Test("a file that is not a key file: one problem, the defaults")
     func malformed() throws {
         let dir = String(cString: mkdtemp(strdup("/tmp/lector-config-XXXXXX")))

@@ -49,7 +49,7 @@ import Testing
         (["queue": .int32(1)], "option 'queue' must be a boolean (b)"),
         (["ssml": .string("yes")], "option 'ssml' must be a boolean (b)"),
         (["from-start": .variant(.int32(0))], "option 'from-start' must be a boolean (b)"),
-        (["speed": .int32(1)], "unknown option 'speed'; known: language, voice, rate, pitch, queue, ssml, title, url, from-start, format, password"),
+        (["speed": .int32(1)], "unknown option 'speed'; known: language, voice, rate, pitch, queue, ssml, title, url, from-start, format, password, reading"),
     ] as [([String: Variant], String)])
     func refusesBadOptionsWithTheirMessage(options: [String: Variant], message: String) {
         #expect(throws: SpeakOptions.OptionError.self) { try SpeakOptions(dbusOptions: options) }

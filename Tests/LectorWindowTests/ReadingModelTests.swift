@@ -75,4 +75,13 @@ import Testing
         #expect(wild.size == 48 && wild.width == 300 && wild.family == "Sans" && wild.style == "system" && wild.spacing == 1.4)
         #expect(ComfortSettings(keyFile: "not a key file [") == ComfortSettings())
     }
+
+    @Test func readingChoicesReadBackAndBecomeTheSpeakOption() {
+        var s = ComfortSettings()
+        #expect(s.readingOption == nil)
+        s.reading = ["emoji": "skip", "links": "full"]
+        #expect(s.readingOption == "links=full,emoji=skip")
+        #expect(ComfortSettings(keyFile: s.keyFile) == s)
+        #expect(ComfortSettings(keyFile: "[reading]\nlinks=never\nemoji=all\n").reading == ["emoji": "all"])
+    }
 }

@@ -69,15 +69,13 @@ private func checkedSentences(_ text: String, _ language: String, maximumLength:
     return sentences
 }
 
-private let sharedPresent = SharedFiles.exists(SharedFiles.badInputs) && SharedFiles.exists(SharedFiles.samples)
-
 @Suite("Segmenter: languages")
 struct LanguageTests {
     @Test func englishAsICUHandlesIt() {
-        // ICU's sentence rules (UAX #29) without abbreviation lists: "Dr." followed by a capital ends a
-        // sentence; a full stop before a digit or a lower-case word does not.
+        // ICU's sentence rules (UAX #29), and Lector's abbreviations: "Dr." before a capital does not end a
+        // sentence; a full stop before a digit or a lower-case word does not either.
         let text = "Dr. Smith arrived at 3.14 p.m. today. He paid $4.50 for tea! Was it good? Yes."
-        #expect(texts(text, "en") == ["Dr.", "Smith arrived at 3.14 p.m. today.", "He paid $4.50 for tea!",
+        #expect(texts(text, "en") == ["Dr. Smith arrived at 3.14 p.m. today.", "He paid $4.50 for tea!",
                                       "Was it good?", "Yes."])
         #expect(texts("The U.S. economy grew 2.5% in 2023. e.g. this one.", "en-US")
                 == ["The U.S. economy grew 2.5% in 2023. e.g. this one."])
@@ -194,7 +192,7 @@ struct LongPieceTests {
         #expect(sentences.map(\.range) == [0..<30, 30..<60, 60..<90, 90..<100])
     }
 
-    @Test(.enabled(if: sharedPresent, "needs ../shared"))
+    @Test
     func twoHundredThousandLetterWord() throws {
         let text = try SharedFiles.text(SharedFiles.badInputs + "/long-word-200k.txt")
         let letters = text.unicodeScalars.filter { !$0.properties.isWhitespace }.count
@@ -280,7 +278,7 @@ struct LongPieceTests {
 
 @Suite("Segmenter: shared texts")
 struct SharedTextTests {
-    @Test(.enabled(if: sharedPresent, "needs ../shared"))
+    @Test
     func everySampleHasSeveralSentences() throws {
         let files = SharedFiles.files(in: SharedFiles.samples)
         #expect(files.contains("mixed.txt"))
@@ -294,14 +292,14 @@ struct SharedTextTests {
         }
     }
 
-    @Test(.enabled(if: sharedPresent, "needs ../shared"))
+    @Test
     func mixedLanguagesSample() throws {
         let text = try SharedFiles.text(SharedFiles.samples + "/mixed.txt")
         #expect(texts(text, "en") == ["Our meeting in Berlin is on Tuesday.", "Der Treffpunkt ist der Hauptbahnhof, Gleis 7.",
                                       "Après la réunion, nous irons dîner ensemble.", "Please bring the slides."])
     }
 
-    @Test(.enabled(if: sharedPresent, "needs ../shared"))
+    @Test
     func badInputsSegmentSafely() throws {
         func sentences(_ file: String) throws -> [Sentence] {
             let bytes = try #require(SharedFiles.read(SharedFiles.badInputs + "/" + file))

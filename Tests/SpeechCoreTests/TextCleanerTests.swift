@@ -10,8 +10,6 @@ private func onlyAllowedScalars(_ text: String) -> Bool {
     }
 }
 
-private let badInputsPresent = SharedFiles.exists(SharedFiles.badInputs)
-
 @Suite("TextCleaner: invalid UTF-8")
 struct InvalidUTF8Tests {
     @Test func latin1AndStrayBytesBecomeReplacementCharacters() {
@@ -33,7 +31,7 @@ struct InvalidUTF8Tests {
         #expect(TextCleaner.clean(utf8: Array(text.utf8)) == text)
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"))
+    @Test
     func invalidUTF8File() throws {
         let cleaned = TextCleaner.clean(utf8: try SharedFiles.badInput("invalid-utf8.txt"))
         #expect(cleaned == "caf\u{FFFD} \u{FFFD} ok, this line has broken bytes.\n")
@@ -148,22 +146,20 @@ struct ControlTests {
         }
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"))
+    @Test
     func controlCharsFile() throws {
         let cleaned = TextCleaner.clean(utf8: try SharedFiles.badInput("control-chars.txt"))
         #expect(cleaned == "Bell  then escape red and a form feed\n\n done.\n")
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"),
-          arguments: ["markup-lookalike.txt", "malformed.ssml", "bidi-mixed.txt", "emoji-only.txt",
+    @Test(arguments: ["markup-lookalike.txt", "malformed.ssml", "bidi-mixed.txt", "emoji-only.txt",
                       "engine-crash-apostrophes.txt", "long-word-200k.txt", "empty.txt", "whitespace-only.txt"])
     func cleanTextPassesUnchanged(file: String) throws {
         let bytes = try SharedFiles.badInput(file)
         #expect(TextCleaner.clean(utf8: bytes) == String(decoding: bytes, as: UTF8.self))
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"),
-          arguments: ["control-chars.txt", "invalid-utf8.txt", "markup-lookalike.txt", "malformed.ssml",
+    @Test(arguments: ["control-chars.txt", "invalid-utf8.txt", "markup-lookalike.txt", "malformed.ssml",
                       "bidi-mixed.txt", "emoji-only.txt", "empty.txt", "whitespace-only.txt"])
     func cleanedFilesHoldNoControlsAndAreStable(file: String) throws {
         let cleaned = TextCleaner.clean(utf8: try SharedFiles.badInput(file))
@@ -220,7 +216,7 @@ struct ReadableTests {
         #expect(TextCleaner.isReadable(text))
     }
 
-    @Test(.enabled(if: badInputsPresent, "needs ../shared/bad-inputs"))
+    @Test
     func badInputFiles() throws {
         func readable(_ file: String) throws -> Bool {
             TextCleaner.isReadable(TextCleaner.clean(utf8: try SharedFiles.badInput(file)))

@@ -3,14 +3,14 @@
 #endif
 import Testing
 
-/// The project's shared test files (`<repo>/../shared`: `bad-inputs/`, `samples/`), found from this source
-/// file's path, for the unit test targets (which do not use Foundation).
+/// The project's shared test fixtures (`<repo>/Tests/Fixtures`: `bad-inputs/`, `samples/`), found from this
+/// source file's path, for the unit test targets (which do not use Foundation).
 public enum SharedFiles {
-    /// `<repo>/../shared`, where `<repo>` is three levels above this file (`Tests/TestSupport/<file>`).
+    /// `<repo>/Tests/Fixtures`, where `<repo>` is three levels above this file (`Tests/TestSupport/<file>`).
     public static let root: String = {
         var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
-        return parts.joined(separator: "/") + "/../shared"
+        return parts.joined(separator: "/") + "/Tests/Fixtures"
     }()
 
     /// The folder of inputs that once broke a library or the daemon.

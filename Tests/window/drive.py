@@ -11,6 +11,8 @@ Steps:
   follow SECONDS             samples the highlighted word (the text's caret) against the Word signals
                              heard, for SECONDS: {"samples": n, "off": [...], "words": n}
   click TEXT                 clicks the first occurrence of TEXT in the shown text: {"offset": n}
+  focus TEXT                 gives the window the X input focus, then clicks TEXT (the text view takes the
+                             keyboard focus, as a person's click gives it): {"offset": n}
   comfort FAMILY SIZE        chooses a font family and size in the Reading comfort panel
   text                       the text shown: {"text": ..., "caret": n}
   count                      the characters shown so far: {"count": n}
@@ -23,6 +25,10 @@ Steps:
   chapters                   opens the chapter list: {"titles": [...]} (its buttons' labels, in order)
   chapter TITLE              chooses the chapter titled TITLE in the chapter list
   attributes OFFSET          the text attributes at character OFFSET of the text: {"attributes": [...]}
+  sweep SECONDS              every AT-SPI text attribute query at every offset of the text, then for SECONDS
+                             every query a screen reader makes at the caret (attributes, text at each
+                             boundary, extents) as the reading moves it:
+                             {"queries": n, "failed": [...], "caretRuns": [...], "offsets": n}
 """
 import json, subprocess, sys, time
 import pyatspi
@@ -179,6 +185,12 @@ def step_click(needle):
     xdotool("mousemove", str(ox + x + w // 2), str(oy + y + h // 2), "click", "1")
     return {"offset": offset}
 
+def step_focus(needle):
+    wid = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Lector$"],
+                         capture_output=True, text=True, check=True).stdout.split()[0]
+    xdotool("windowfocus", "--sync", wid)
+    return step_click(needle)
+
 def step_comfort(family, size):
     root = app()
     press(named(root, "push button", "Reading comfort"))
@@ -260,6 +272,50 @@ def step_attributes(offset):
     attributes, start, end = text_view().queryText().getAttributeRun(int(offset), False)
     return {"attributes": list(attributes), "start": start, "end": end}
 
+def step_sweep(seconds):
+    """What a screen reader asks of the text: AT-SPI's attribute queries over the whole text, then, while the
+    reading moves the caret, the queries at the caret. Each failure is listed (the window gone ends the step)."""
+    view = text_view().queryText()
+    queries, failed = 0, []
+    def ask(what, call):
+        nonlocal queries
+        queries += 1
+        try:
+            return call()
+        except Exception as error:  # a dead window answers nothing: the rest would fail alike
+            failed.append("%s: %s" % (what, error))
+            if len(failed) > 20:
+                fail("the window stopped answering: %s" % failed[:3])
+    ask("default attributes", view.getDefaultAttributes)
+    ask("default attribute set", view.getDefaultAttributeSet)
+    count = view.characterCount
+    for offset in range(count + 1):
+        ask("attributes %d" % offset, lambda: view.getAttributes(offset))
+        ask("run %d" % offset, lambda: view.getAttributeRun(offset, False))
+        ask("run with defaults %d" % offset, lambda: view.getAttributeRun(offset, True))
+        for name in ("bg-color", "fg-color", "underline", "weight"):
+            ask("%s %d" % (name, offset), lambda: view.getAttributeValue(offset, name))
+    boundaries = (pyatspi.TEXT_BOUNDARY_CHAR, pyatspi.TEXT_BOUNDARY_WORD_START, pyatspi.TEXT_BOUNDARY_WORD_END,
+                  pyatspi.TEXT_BOUNDARY_SENTENCE_START, pyatspi.TEXT_BOUNDARY_SENTENCE_END,
+                  pyatspi.TEXT_BOUNDARY_LINE_START, pyatspi.TEXT_BOUNDARY_LINE_END)
+    runs = []
+    deadline = time.monotonic() + float(seconds)
+    while time.monotonic() < deadline:
+        caret = ask("caret", lambda: view.caretOffset)
+        if caret is None:
+            continue
+        run = ask("run at caret", lambda: view.getAttributeRun(caret, False))
+        if run is not None and list(run[0]) not in runs:
+            runs.append(list(run[0]))
+        ask("attributes at caret", lambda: view.getAttributes(caret))
+        for b in boundaries:
+            ask("text at caret", lambda: view.getTextAtOffset(caret, b))
+            ask("text before caret", lambda: view.getTextBeforeOffset(caret, b))
+            ask("text after caret", lambda: view.getTextAfterOffset(caret, b))
+        ask("extents at caret", lambda: view.getCharacterExtents(caret, pyatspi.WINDOW_COORDS))
+        time.sleep(0.05)
+    return {"queries": queries, "failed": failed, "caretRuns": runs, "offsets": count + 1}
+
 def step_paste(text):
     """Puts TEXT on the clipboard (xclip owns it until the X server ends) and presses Ctrl+V in the window."""
     subprocess.run(["xclip", "-selection", "clipboard", "-i"], input=text.encode(), check=True)
@@ -276,9 +332,9 @@ def step_text():
 if __name__ == "__main__":
     step, args = sys.argv[1], sys.argv[2:]
     result = {"names": step_names, "open": step_open, "play": step_play, "follow": lambda s: step_follow(float(s)),
-              "click": step_click, "comfort": step_comfort, "text": step_text,
+              "click": step_click, "focus": step_focus, "comfort": step_comfort, "text": step_text,
               "key": step_key, "status": step_status, "count": step_count, "close": step_close,
               "rate": step_rate, "sleep": step_sleep, "chapters": step_chapters, "chapter": step_chapter,
-              "attributes": step_attributes,
+              "attributes": step_attributes, "sweep": step_sweep,
               "paste": step_paste}[step](*args)
     print(json.dumps(result))

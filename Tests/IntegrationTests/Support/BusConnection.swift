@@ -84,6 +84,24 @@ final class BusConnection: @unchecked Sendable {
         call(destination, path, "org.freedesktop.DBus.Properties", "Get", "('\(interface)', '\(name)')").value
     }
 
+    /// Every sentence of Lector's current text (`Sentences`, 4096 at a time): its start and length in Text,
+    /// and what is said of it; nil on an error.
+    func lectorSentences() -> [(start: Int, length: Int, heard: String)]? {
+        var all: [(start: Int, length: Int, heard: String)] = []
+        while true {
+            guard let reply = try? connection.call(
+                destination: "org.lector.Lector", path: "/org/lector/Lector", interface: "org.lector.Lector1",
+                method: "Sentences", arguments: [.uint32(UInt32(all.count)), .uint32(4096)], timeoutMilliseconds: 60_000,
+                autoStart: false), case .array(_, let items)? = reply.first else { return nil }
+            for item in items {
+                guard case .tuple(let f) = item, f.count == 3, case .uint32(let start) = f[0], case .uint32(let length) = f[1],
+                      case .string(let heard) = f[2] else { return nil }
+                all.append((Int(start), Int(length), heard))
+            }
+            if items.count < 4096 { return all }
+        }
+    }
+
     /// A property of Lector's interface (unboxed), or nil on an error.
     private func lectorValue(_ name: String) -> Variant? {
         let reply = try? connection.call(

@@ -25,20 +25,8 @@ enum Paths {
         return packageRoot.appendingPathComponent(".build/debug/lector").path
     }()
 
-    /// The shared collection of hostile inputs: `$LECTOR_BAD_INPUTS` when set, else
-    /// `<package root>/../shared/bad-inputs` (absent on some machines).
-    static let badInputs: URL = {
-        if let path = ProcessInfo.processInfo.environment["LECTOR_BAD_INPUTS"], !path.isEmpty {
-            return URL(fileURLWithPath: path, isDirectory: true)
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/bad-inputs").standardizedFileURL
-    }()
-
-    /// Whether the bad-inputs folder exists.
-    static var badInputsAvailable: Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: badInputs.path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
+    /// The collection of hostile inputs the tests carry: `<package root>/Tests/Fixtures/bad-inputs`.
+    static let badInputs: URL = packageRoot.appendingPathComponent("Tests/Fixtures/bad-inputs", isDirectory: true)
 
     /// Finds `name` on `PATH` (or returns it unchanged when it contains a slash).
     static func executable(_ name: String) -> String? {
