@@ -151,7 +151,13 @@ struct Configuration: Equatable {
                 continue
             }
             guard let voice = matcher().voice(named: name.trimmingSpaces) else {
-                report(group, key, "unknown voice '\(name)' (`lector voices` lists them); ignored")
+                // A Piper voice may be installed while the daemon runs: kept, and looked for when it is needed.
+                if name.trimmingSpaces.lowercased().hasPrefix("piper:") {
+                    voices[key.lowercased().replacingUnderscores] = name.trimmingSpaces
+                    report(group, key, "unknown voice '\(name)' (`lector voices` lists them); eSpeak NG reads it until it is installed")
+                } else {
+                    report(group, key, "unknown voice '\(name)' (`lector voices` lists them); ignored")
+                }
                 continue
             }
             voices[key.lowercased().replacingUnderscores] = voice.identifier

@@ -1,5 +1,6 @@
 import GLibKit
 import LectorCommon
+import SpeechCore
 import Synthesis
 
 /// eSpeak NG and Piper behind one `SpeechEngine`: each request goes to the engine of the voice configured
@@ -8,13 +9,14 @@ import Synthesis
 /// behind one still being synthesized wait here; a sentence's worth at most, two requests are in flight).
 ///
 /// - **One worker per engine.** Each is a `SynthesisClient` with its own watchdog, restarts and retries:
-///   a crash or hang of the Piper worker costs one sentence, exactly as eSpeak NG's does.
-/// - **Idle Piper exits.** The Piper worker holds its model (about 200 MB) in memory; it is ended after
-///   ``piperIdleMilliseconds`` with nothing to do and started again by the next Piper sentence.
-/// - **Fallback.** A Piper voice that cannot be used (no `piper-tts` or ONNX Runtime, a missing, truncated or
-///   mismatched model; the worker answers `failed`), a Piper worker that cannot start, and an unknown Piper
-///   voice give one log line, and from then on that voice's language is read
-///   with its eSpeak NG voice; the request that found out is read with eSpeak NG at once.
+///   a crash or hang of the Piper worker costs one sentence, exactly as eSpeak NG's does. The Piper worker's
+///   client is budgeted (`SynthesisBudget`): a request's audio is bounded by its text, and signs of life count
+///   only within an allowance.
+/// - **Policy** (`PiperSupervisor`): a Piper voice that cannot be used (no `piper-tts` or ONNX Runtime, a
+///   missing, truncated or mismatched model; the worker answers `failed`), an unknown Piper voice, and a voice
+///   whose requests were lost twice fall back to eSpeak NG with one log line (the request that found out is
+///   read with eSpeak NG at once); a Piper worker that cannot start gives up Piper. The Piper worker holds its
+///   model (about 200 MB): it is ended a minute after the last Piper request left, whatever ended it.
 /// - **Pitch** is not a Piper control: asking a Piper voice for another pitch gives one log line per voice.
 final class EngineRouter: SpeechEngine {
     var onFrame: ((WorkerFrame) -> Void)?
@@ -27,8 +29,10 @@ final class EngineRouter: SpeechEngine {
         }
     }
 
-    /// How long the Piper worker may stay idle before it is ended, ms.
-    static let piperIdleMilliseconds: UInt32 = 60_000
+    /// How long the Piper worker may stay idle before it is ended, ms: `PiperSupervisor.idleMilliseconds`, or
+    /// `LECTOR_TEST_PIPER_IDLE_MS` (for the end-to-end tests; nothing in Lector sets it).
+    static let piperIdleMilliseconds: UInt32 = environment("LECTOR_TEST_PIPER_IDLE_MS").flatMap { UInt32($0) }
+        ?? PiperSupervisor.idleMilliseconds
     /// The Piper worker is taken for hung after this long without a frame while it has work, µs: it sends an
     /// empty audio frame every 100 ms while it loads a model or synthesizes (see data/lector-piper-worker).
     static let piperStallLimit: Int64 = 2_000_000
@@ -67,9 +71,8 @@ final class EngineRouter: SpeechEngine {
     /// Frames of requests behind the first, by tag, waiting for their turn.
     private var waiting: [UInt32: [Event]] = [:]
     private var configured = (voice: "", rate: SpeakOptions.defaultRate, pitch: SpeakOptions.defaultPitch)
-    /// Piper voices that cannot be used, by identifier, and why Piper as a whole cannot (nil: it may).
-    private var unusable: [String: String] = [:]
-    private var piperProblem: String?
+    /// When Piper reads, falls back, and is given back.
+    private var supervisor = PiperSupervisor(idle: EngineRouter.piperIdleMilliseconds)
     private var pitchWarned: Set<String> = []
     private let idle = OneShotTimer()
 
@@ -97,6 +100,7 @@ final class EngineRouter: SpeechEngine {
                               rate: configured.rate, pitch: configured.pitch)
         order.append(request)
         dispatch(order.count - 1)
+        notePiperRequests()
     }
 
     func cancel(_ tags: [UInt32]) {
@@ -110,7 +114,7 @@ final class EngineRouter: SpeechEngine {
         if !byRoute.espeak.isEmpty { espeak.cancel(byRoute.espeak) }
         if !byRoute.piper.isEmpty { piper?.cancel(byRoute.piper) }
         deliverWaiting()
-        armIdle()
+        notePiperRequests()
     }
 
     func startEarly() { espeak.startEarly() }
@@ -134,7 +138,6 @@ final class EngineRouter: SpeechEngine {
             if r.pitch != SpeakOptions.defaultPitch, pitchWarned.insert(r.voice).inserted {
                 Log.warning("pitch is not a Piper control: \(r.voice) speaks at its own pitch (pitch \(r.pitch) is ignored)")
             }
-            idle.cancel()
             order[index].route = .piper
             client.configure(voice: model, rate: r.rate, pitch: r.pitch)
             client.synthesize(r.text, tag: r.tag, ssml: r.ssml)
@@ -147,20 +150,22 @@ final class EngineRouter: SpeechEngine {
 
     /// The model and the client for a Piper voice, or nil (with one log line the first time) when it cannot be used.
     private func piperRoute(for identifier: String) -> (String, SynthesisClient)? {
-        guard piperProblem == nil, unusable[identifier] == nil else { return nil }
+        guard supervisor.piperProblem == nil else { return nil }
         guard let voice = piperVoice(identifier), let model = voice.model else {
             giveUp(identifier, "unknown Piper voice '\(identifier)' (`lector voices` lists them)")
             return nil
         }
+        guard supervisor.usesPiper(identifier, files: Piper.files(of: voice)) else { return nil }
         if let piper { return (model, piper) }
         guard let argv = Piper.workerArgv(sampleRate: sampleRate) else {
             giveUpPiper("the Piper worker (lector-piper-worker) is not installed")
             return nil
         }
-        let client = SynthesisClient(argv: argv, sampleRate: sampleRate, stallLimit: Self.piperStallLimit, engine: "Piper")
+        let client = SynthesisClient(argv: argv, sampleRate: sampleRate, stallLimit: Self.piperStallLimit, engine: "Piper",
+                                     budgeted: true)
         client.holding = holding
         client.onFrame = { [unowned self] frame in self.received(frame, from: .piper) }
-        client.onLost = { [unowned self] tag, reason in self.arrived(.lost(reason), tag: tag, from: .piper) }
+        client.onLost = { [unowned self] tag, reason in self.piperLost(tag, reason) }
         client.onUnavailable = { [unowned self] reason in self.giveUpPiper(reason) }
         piper = client
         return (model, client)
@@ -173,23 +178,56 @@ final class EngineRouter: SpeechEngine {
         return espeakVoice(language)
     }
 
-    /// Voice `identifier` is not used again; its waiting requests go to eSpeak NG.
+    /// Voice `identifier` is not used again (until its files change); its waiting requests go to eSpeak NG.
     private func giveUp(_ identifier: String, _ reason: String) {
-        if unusable[identifier] == nil {
-            unusable[identifier] = reason
-            Log.warning("\(reason); reading with eSpeak NG's \(fallback(for: identifier)) instead")
-        }
+        let files = piperVoice(identifier).flatMap(Piper.files(of:))
+        perform(supervisor.unusable(identifier, reason: reason, files: files, fallback: fallback(for: identifier)))
         reroute { $0.voice == identifier }
     }
 
     /// Piper is not used again; its waiting requests go to eSpeak NG.
     private func giveUpPiper(_ reason: String) {
-        guard piperProblem == nil else { return }
-        piperProblem = reason
-        Log.warning("Piper voices cannot be used: \(reason); reading with eSpeak NG voices instead")
-        piper?.terminate()
-        piper = nil
+        perform(supervisor.piperUnavailable(reason))
         reroute { _ in true }
+    }
+
+    /// The Piper worker lost request `tag` (it crashed, hung, misbehaved): skipped with its line, or, when its
+    /// voice has now failed too often, read by eSpeak NG with the voice's other requests (one line).
+    private func piperLost(_ tag: UInt32, _ reason: String) {
+        guard let request = order.first(where: { $0.tag == tag && $0.route == .piper }) else { return }
+        let voice = request.voice
+        let (reread, actions) = supervisor.lost(voice, reason: reason, files: piperVoice(voice).flatMap(Piper.files(of:)),
+                                                fallback: fallback(for: voice))
+        perform(actions)
+        if reread { reroute { $0.voice == voice } } else { arrived(.lost(reason), tag: tag, from: .piper) }
+        notePiperRequests()
+    }
+
+    /// Carries out the supervisor's actions.
+    private func perform(_ actions: [PiperSupervisor.Action]) {
+        for action in actions {
+            switch action {
+            case .log(let line): Log.warning(line)
+            case .armIdle(let milliseconds):
+                idle.arm(milliseconds: milliseconds) { [weak self] in
+                    guard let self else { return }
+                    self.perform(self.supervisor.idleFired(pending: self.piperPending))
+                }
+            case .cancelIdle: idle.cancel()
+            case .endWorker:
+                idle.cancel()
+                piper?.terminate()
+                piper = nil
+            }
+        }
+    }
+
+    /// Requests sent to the Piper worker and not answered.
+    private var piperPending: Int { order.reduce(0) { $1.route == .piper ? $0 + 1 : $0 } }
+
+    /// Tells the supervisor how many Piper requests are pending (it arms the idle timer when the last leaves).
+    private func notePiperRequests() {
+        perform(supervisor.piperRequests(piperPending, workerRuns: piper != nil))
     }
 
     /// Sends the Piper requests that match again, to eSpeak NG.
@@ -210,9 +248,11 @@ final class EngineRouter: SpeechEngine {
         case .ready:
             break  // the client checked the rate it announces (SynthesisClient.sampleRate)
         case .failed(let tag, let message) where route == .piper:
-            // The worker fails a request only when the voice cannot be used (see data/lector-piper-worker).
+            // The worker fails a request only when the voice cannot be used (see data/lector-piper-worker); its
+            // line may name the model's file: one line, cleaned.
             guard let request = order.first(where: { $0.tag == tag && $0.route == .piper }) else { return }
-            giveUp(request.voice, message)
+            giveUp(request.voice, TextCleaner.field(message))
+            notePiperRequests()
         case .audio(let tag, _), .word(let tag, _, _, _), .end(let tag, _), .failed(let tag, _):
             arrived(.frame(frame), tag: tag, from: route)
         }
@@ -226,12 +266,12 @@ final class EngineRouter: SpeechEngine {
         }
         deliver(event, tag: tag)
         if event.isLast { deliverWaiting() }
+        if event.isLast { notePiperRequests() }
     }
 
     private func deliver(_ event: Event, tag: UInt32) {
         if event.isLast, let i = order.firstIndex(where: { $0.tag == tag }) {
             order.remove(at: i)
-            armIdle()
         }
         switch event {
         case .frame(let frame): onFrame?(frame)
@@ -245,49 +285,5 @@ final class EngineRouter: SpeechEngine {
             for event in events { deliver(event, tag: head.tag) }
             if events.last?.isLast != true { break }
         }
-    }
-
-    /// Ends an idle Piper worker after `piperIdleMilliseconds`.
-    private func armIdle() {
-        guard let piper, piper.isIdle, !order.contains(where: { $0.route == .piper }) else { return }
-        idle.arm(milliseconds: Self.piperIdleMilliseconds) { [weak self] in
-            guard let self, let piper = self.piper, piper.isIdle else { return }
-            piper.terminate()
-            self.piper = nil
-        }
-    }
-}
-
-extension EngineRouter {
-    /// eSpeak NG's worker (`lector worker`) and the Piper worker at eSpeak NG's rate, with the voices
-    /// `preparer` knows.
-    static func standard(preparer: UtterancePreparer) -> EngineRouter {
-        EngineRouter(
-            espeak: SynthesisClient(argv: [executablePath(), "worker"]),
-            piperVoice: { [unowned preparer] identifier in
-                preparer.matcher.voice(named: identifier).flatMap { $0.engine == .piper ? $0 : nil }
-            },
-            espeakVoice: { [unowned preparer] language in
-                (try? preparer.matcher.match(language))?.voice.identifier ?? "en"
-            })
-    }
-}
-
-extension EngineRouter {
-    /// The installed voices, listed when a Piper voice is first asked for; one catalog may serve several
-    /// routers (offline rendering starts one per segment).
-    final class Catalog {
-        lazy var matcher = LanguageMatcher(voices: VoiceCatalog.load() + Piper.voices())
-        init() {}
-    }
-
-    /// eSpeak NG's worker (`argv`, taken for hung after `stallLimit` µs of silence) and the Piper worker at
-    /// eSpeak NG's rate, with the voices of `catalog` (offline rendering, which has no preparer to ask).
-    static func standalone(argv: [String] = [executablePath(), "worker"], stallLimit: Int64 = SynthesisClient.stallLimit,
-                           catalog: Catalog = Catalog()) -> EngineRouter {
-        EngineRouter(
-            espeak: SynthesisClient(argv: argv, stallLimit: stallLimit),
-            piperVoice: { identifier in catalog.matcher.voice(named: identifier).flatMap { $0.engine == .piper ? $0 : nil } },
-            espeakVoice: { language in (try? catalog.matcher.match(language))?.voice.identifier ?? "en" })
     }
 }

@@ -1,5 +1,6 @@
 import GLibKit
 import Synthesis
+import SystemKit
 
 /// Where Piper voices, the Python that runs them, and Lector's Piper worker are found. Nothing is ever
 /// downloaded: Lector uses the voices and the `piper-tts` package already on the machine.
@@ -68,15 +69,21 @@ enum Piper {
         return folders
     }
 
-    /// The site-packages folders of the Piper Python's environment, the user's and the system's.
-    private static var sitePackages: [String] {
+    /// The `lib` folders whose `python3.*` folders hold site-packages: the Piper Python's environment's, the
+    /// user's and the system's.
+    private static var libraryPrefixes: [String] {
         var prefixes: [String] = []
         let python = self.python
         if python.contains("/") {
             let parts = python.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count > 2 { prefixes.append(parts.dropLast(2).joined(separator: "/") + "/lib") }
         }
-        prefixes += [UserDirs.home + "/.local/lib", "/usr/local/lib", "/usr/lib"]
+        return prefixes + [UserDirs.home + "/.local/lib", "/usr/local/lib", "/usr/lib"]
+    }
+
+    /// The site-packages folders of the Piper Python's environment, the user's and the system's.
+    private static var sitePackages: [String] {
+        let prefixes = libraryPrefixes
         var found: [String] = []
         for prefix in prefixes {
             for entry in directoryEntries(prefix).sorted() where entry.hasPrefix("python3") {
@@ -101,5 +108,40 @@ enum Piper {
             }
         }
         return voices
+    }
+
+    /// The Piper voices found, and what finding them depended on: every folder searched or listed on the way
+    /// (the voice folders, site-packages, the `lib` folders), each with its modification time. Adding,
+    /// removing or renaming a voice (`lector voices add`, pip, a copy into any of the folders) changes one of
+    /// them, so ``isCurrent`` tells in a few stat(2) calls whether the voices must be found again.
+    struct Scan {
+        /// The voices found (`voices(in:)`).
+        let voices: [Voice]
+        /// Each folder and its modification time (ns), nil when it did not exist.
+        let stamps: [(folder: String, modified: Int64?)]
+
+        /// Finds the voices now.
+        init() {
+            let folders = Piper.voiceFolders
+            let watched = Piper.libraryPrefixes + Piper.sitePackages + folders
+            stamps = watched.map { ($0, Scan.modified($0)) }
+            voices = Piper.voices(in: folders)
+        }
+
+        /// Whether no folder the voices depended on changed since they were found.
+        var isCurrent: Bool { stamps.allSatisfy { Scan.modified($0.folder) == $0.modified } }
+
+        private static func modified(_ folder: String) -> Int64? {
+            (try? FileStatus(path: folder)).flatMap { $0.kind == .directory ? $0.modified : nil }
+        }
+    }
+
+    /// What a voice's files are now (the model's and its `.onnx.json`'s size and modification time), to try a
+    /// voice that could not be used again once they changed; nil for a voice that is not Piper's.
+    static func files(of voice: Voice) -> String? {
+        guard let model = voice.model else { return nil }
+        return [model, model + ".json"].map { path in
+            (try? FileStatus(path: path)).map { "\($0.size)@\($0.modified)" } ?? "none"
+        }.joined(separator: " ")
     }
 }

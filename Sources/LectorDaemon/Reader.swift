@@ -63,8 +63,11 @@ final class Reader {
     var length: Int64 { engine.length }
     /// Stream volume, linear 0...1.
     var volume: Double { engine.playback.volume }
-    /// The installed voices.
-    var voices: [Voice] { preparer.voices }
+    /// The installed voices, Piper's found again if their folders changed (`UtterancePreparer.voices`).
+    var voices: [Voice] {
+        preparer.refreshPiperVoices()
+        return preparer.voices
+    }
 
     // MARK: reading
 
@@ -277,7 +280,7 @@ final class Reader {
     func setVoice(_ name: String) throws(DBusError) {
         let voice: Voice
         let language: String
-        if let v = preparer.matcher.voice(named: name) {
+        if let v = preparer.voice(named: name) {
             voice = v
             language = v.languages.first ?? "und"
         } else if let m = try? preparer.matcher.match(name) {

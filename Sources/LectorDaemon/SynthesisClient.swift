@@ -20,6 +20,10 @@ import SystemKit
 ///   the worker cuts the one it is on at its next audio chunk (``WorkerRequest/cancel(tag:)``).
 /// - **Back-pressure.** While `holding`, the worker's audio is left in the pipe: the worker blocks writing,
 ///   so synthesis never runs further ahead of playback than the reader allows, whatever a request's size.
+/// - **Budgets** (a `budgeted` client: the Piper worker's). Each request's audio is bounded by what its text can
+///   take, and the worker's empty audio frames count as progress only within an allowance that grows with the
+///   text (`SynthesisBudget`): a worker that sends more, or nothing but signs of life, is replaced and its
+///   request lost, as one that hangs.
 ///
 /// Nothing here blocks the loop: both pipes are non-blocking; requests that do not fit in the pipe wait in an
 /// outbox for `G_IO_OUT` (a blocking write would deadlock daemon and worker, each waiting for the other).
@@ -58,16 +62,8 @@ final class SynthesisClient {
         var started = false
         /// Whether it was sent again after its worker was lost before it began.
         var retried = false
-    }
-
-    /// Why the daemon killed a worker.
-    private enum Kill {
-        /// It sent nothing for `stallLimit` while it had a request (a failure).
-        case stalled
-        /// It kept synthesizing a cancelled request (not a failure: nothing wanted is lost).
-        case stuckOnCancel
-        /// It sent a malformed frame (a failure).
-        case malformed(String)
+        /// What it may take of the worker (a budgeted client only).
+        var budget: SynthesisBudget?
     }
 
     /// One worker process and its pipes.
@@ -79,7 +75,7 @@ final class SynthesisClient {
         var outbox: [UInt8] = []
         var decoder = WorkerFrameDecoder()
         /// Why the daemon killed it, if it did.
-        var killed: Kill?
+        var killed: WorkerKill?
 
         init(child: ChildProcess) { self.child = child }
 
@@ -105,8 +101,16 @@ final class SynthesisClient {
     private let restartTimer = OneShotTimer()
     /// The one deadline of the worker at work (see `armWatchdog`).
     private let watchdog = OneShotTimer()
-    /// When the worker last sent something, or was last given reason to (µs, monotonic).
+    /// When the worker last sent something, or was last given reason to (µs, monotonic). A budgeted client
+    /// counts frames only, and empty audio frames only within their request's allowance.
     private var lastProgress: Int64 = 0
+    /// When the worker last sent an empty audio frame (µs, monotonic; a budgeted client).
+    private var lastSignOfLife: Int64 = 0
+    /// Time the worker could send (not holding), for the budgets.
+    private var workClock: WorkClock
+    /// The configuration of the request that last began on this worker: a request of another voice makes it
+    /// load a model (`SynthesisBudget.loadAllowance`).
+    private var begunConfiguration: WorkerRequest??
 
     /// The rate of the audio in its frames, in Hz: what the worker must announce in its `ready` frame.
     let sampleRate: Int
@@ -115,13 +119,16 @@ final class SynthesisClient {
     /// renders `sampleRate` Hz (a worker that announces another rate is treated as malformed and replaced), and
     /// takes it for hung after `stallLimit` µs without a frame while it has work (``stallLimit`` for eSpeak NG;
     /// the Piper worker sends an empty audio frame every 100 ms while its model loads or a sentence is
-    /// synthesized). `engine` names the engine in log lines (e.g. "eSpeak NG crashed (signal 6)").
+    /// synthesized). `engine` names the engine in log lines (e.g. "eSpeak NG crashed (signal 6)"). A `budgeted`
+    /// client bounds each request's audio and the worker's signs of life (`SynthesisBudget`).
     init(argv: [String], sampleRate: Int = WorkerFrame.eSpeakSampleRate, stallLimit: Int64 = SynthesisClient.stallLimit,
-         engine: String = "eSpeak NG") {
+         engine: String = "eSpeak NG", budgeted: Bool = false) {
         self.argv = argv
         self.sampleRate = sampleRate
         self.workerStallLimit = stallLimit
         self.engineName = engine
+        self.budgeted = budgeted
+        workClock = WorkClock(now: MainContext.monotonicMicroseconds)
     }
 
     /// No request is waiting for an answer.
@@ -129,13 +136,16 @@ final class SynthesisClient {
 
     private let workerStallLimit: Int64
     private let engineName: String
+    private let budgeted: Bool
 
     /// Whether the reader has enough audio for now: the worker's output is left in the pipe until this turns
     /// false again. Frames of cancelled requests are read (and dropped) all the same.
     var holding = false {
         didSet {
             guard holding != oldValue else { return }
-            if !holding { lastProgress = MainContext.monotonicMicroseconds }
+            let now = MainContext.monotonicMicroseconds
+            if holding { workClock.hold(at: now) } else { workClock.release(at: now) }
+            if !holding { lastProgress = now }
             updateReading()
             armWatchdog()
         }
@@ -154,7 +164,13 @@ final class SynthesisClient {
     func synthesize(_ text: String, tag: UInt32, ssml: Bool = false) {
         let request: WorkerRequest = ssml ? .synthesizeSSML(tag: tag, markup: text) : .synthesize(tag: tag, text: text)
         if !hasWork { lastProgress = MainContext.monotonicMicroseconds }
-        outstanding.append(Entry(tag: tag, request: request, configuration: configuration))
+        var entry = Entry(tag: tag, request: request, configuration: configuration)
+        if budgeted {
+            var rate = SynthesisBudget.defaultRate
+            if case .configure(_, let configured, _)? = configuration { rate = configured }
+            entry.budget = SynthesisBudget(text: text, rate: rate, sampleRate: sampleRate)
+        }
+        outstanding.append(entry)
         if process == nil { startIfAllowed() } else { send(request) }
         armWatchdog()
     }
@@ -165,6 +181,8 @@ final class SynthesisClient {
         let now = MainContext.monotonicMicroseconds
         for tag in tags {
             guard let i = outstanding.firstIndex(where: { $0.tag == tag }), outstanding[i].abandonedAt == nil else { continue }
+            // No worker runs (one is waiting out its restart delay): nothing has it, nothing will answer it.
+            if process == nil { outstanding.remove(at: i); continue }
             outstanding[i].abandonedAt = now
             send(.cancel(tag: tag))
         }
@@ -218,6 +236,8 @@ final class SynthesisClient {
             self.exited(worker, status)
         }
         lastProgress = MainContext.monotonicMicroseconds
+        begunConfiguration = nil
+        for i in outstanding.indices { outstanding[i].budget?.restart() }
         updateReading()
         // Each wanted request again with its own voice (sentences of a mixed-language text differ), then the latest.
         var sent: WorkerRequest?
@@ -297,7 +317,7 @@ final class SynthesisClient {
         guard let n = read else { return .wouldBlock }
         guard n > 0 else { return .end }
         worker.decoder.append(readBuffer[0..<n])
-        lastProgress = MainContext.monotonicMicroseconds
+        if !budgeted { lastProgress = MainContext.monotonicMicroseconds }
         return .data
     }
 
@@ -321,8 +341,8 @@ final class SynthesisClient {
     private func deliver(_ frame: WorkerFrame) {
         let tag: UInt32
         switch frame {
-        case .ready: onFrame?(frame); return
-        case .audio(_, let samples) where samples.isEmpty: return // a sign of life (already counted as progress)
+        case .ready: progressed(); onFrame?(frame); return
+        case .audio(let t, let samples) where samples.isEmpty: signOfLife(t); return
         case .audio(let t, _), .word(let t, _, _, _): tag = t
         case .end(let t, _), .failed(let t, _):
             tag = t
@@ -335,14 +355,52 @@ final class SynthesisClient {
             if entry.abandonedAt == nil { onFrame?(frame) }
             return
         }
+        progressed()
         guard let i = outstanding.firstIndex(where: { $0.tag == tag }), outstanding[i].abandonedAt == nil else { return }
+        if case .audio(_, let samples) = frame, !charge(i, samples: samples.count) { return }
         outstanding[i].started = true
         onFrame?(frame)
     }
 
+    // MARK: budgets
+
+    /// A frame that is not a sign of life: progress (a client without budgets counted it when it read it).
+    private func progressed() {
+        if budgeted { lastProgress = MainContext.monotonicMicroseconds }
+    }
+
+    /// An empty audio frame of request `tag`: progress only within the request's allowance (a client without
+    /// budgets counted it when it read it).
+    private func signOfLife(_ tag: UInt32) {
+        guard budgeted else { return }
+        let now = MainContext.monotonicMicroseconds
+        lastSignOfLife = now
+        guard let i = outstanding.firstIndex(where: { $0.tag == tag }), outstanding[i].abandonedAt == nil else { return }
+        begin(i)
+        if outstanding[i].budget?.heartbeat(at: workClock.reading(at: now)) != .notProgress { lastProgress = now }
+    }
+
+    /// Counts `samples` against request `i`'s budget; false (the worker killed) when it has had too much.
+    private func charge(_ i: Int, samples: Int) -> Bool {
+        guard outstanding[i].budget != nil, let worker = process else { return true }
+        begin(i)
+        guard case .overrun(let line)? = outstanding[i].budget?.audio(samples) else { return true }
+        kill(worker, .overran(line))
+        return false
+    }
+
+    /// Request `i`'s first frame from this worker starts its budget's time at work.
+    private func begin(_ i: Int) {
+        guard outstanding[i].budget?.hasBegun == false else { return }
+        let configuration = outstanding[i].configuration
+        let loads = begunConfiguration.map { $0 != configuration } ?? true
+        outstanding[i].budget?.begin(at: workClock.reading(at: MainContext.monotonicMicroseconds), loadsModel: loads)
+        begunConfiguration = .some(configuration)
+    }
+
     // MARK: death, hangs and restarts
 
-    private func kill(_ worker: Process, _ why: Kill) {
+    private func kill(_ worker: Process, _ why: WorkerKill) {
         guard worker.killed == nil else { return }
         worker.killed = why
         worker.close()
@@ -358,32 +416,14 @@ final class SynthesisClient {
         worker.close()
         process = nil
         watchdog.cancel()
-        let reason: String
-        var failure = true
-        // A worker killed from outside (the OOM killer, a user) or frozen says nothing about the request it had
-        // not begun: that one is sent once more. A crash (SIGABRT, SIGSEGV) is the engine's own, on this input.
-        var fromOutside = false
-        switch (worker.killed, status) {
-        case (.stalled?, _):
-            reason = "the synthesis engine stopped responding (nothing for \(workerStallLimit / 1_000) ms)"
-            fromOutside = true
-        case (.stuckOnCancel?, _):
-            reason = "the synthesis worker was replaced"
-            failure = false
-        case (.malformed(let problem)?, _):
-            reason = "the synthesis worker sent a malformed frame (\(problem))"
-        case (nil, .exited(let code)):
-            reason = "the synthesis worker exited with status \(code)"
-        case (nil, .signaled(let sig)):
-            reason = sig == SIGKILL ? "the synthesis worker was killed" : "\(engineName) crashed (signal \(sig))"
-            fromOutside = sig == SIGKILL
-        }
+        let end = WorkerExit(killed: worker.killed, status: status, stallLimit: workerStallLimit, engine: engineName)
+        let reason = end.reason
         // The worker was on the first request; the cancelled ones need not be sent again.
         let head = outstanding.first
         outstanding.removeAll { $0.abandonedAt != nil }
         var lost: UInt32?
         if let head, head.abandonedAt == nil {
-            if fromOutside && !head.started && !head.retried {
+            if end.fromOutside && !head.started && !head.retried {
                 outstanding[0].retried = true
                 Log.message("\(reason); trying its request again with a new worker")
             } else {
@@ -391,7 +431,7 @@ final class SynthesisClient {
                 lost = head.tag
             }
         }
-        if failure && head != nil { failures += 1 }
+        if end.failure && head != nil { failures += 1 }
         if hasWork || lost != nil {
             let delay = Self.restartDelay(afterFailures: failures)
             if delay > 0 {
@@ -402,6 +442,16 @@ final class SynthesisClient {
         }
         if let lost { onLost?(lost, reason) }
         if hasWork { startIfAllowed() }
+    }
+
+    /// Reads and handles what the worker has sent and the loop has not read yet (a few reads at most: a worker
+    /// that writes without end is not followed here), unless the reader holds its output.
+    private func readPending(_ worker: Process) {
+        for _ in 0..<16 {
+            guard worker === process, worker.killed == nil, !(holding && headIsWanted),
+                  case .data = readOnce(worker) else { return }
+            drainFrames(worker)
+        }
     }
 
     /// Sets the one timer the worker has while it has work to answer (and its output is not held back): it fires
@@ -428,7 +478,15 @@ final class SynthesisClient {
             return
         }
         if now - lastProgress >= workerStallLimit {
-            // The daemon may have been the slow one: output waiting in the pipe is progress not read yet.
+            // The daemon may have been the slow one: output waiting in the pipe is progress not read yet (a
+            // budgeted client reads it now: only its frames say whether it is).
+            if budgeted {
+                readPending(worker)
+                guard worker === process, worker.killed == nil else { return }
+                if MainContext.monotonicMicroseconds - lastProgress < workerStallLimit { armWatchdog(); return }
+                kill(worker, lastSignOfLife > lastProgress ? .noProgress : .stalled)
+                return
+            }
             if (try? worker.child.stdoutFD.wait(for: .readable, timeoutMilliseconds: 0)) == true {
                 lastProgress = now
             } else {

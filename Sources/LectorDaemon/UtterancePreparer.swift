@@ -26,10 +26,23 @@ struct PrepareError: Error, CustomStringConvertible {
 /// none is given, matches languages to eSpeak NG voices, cuts the text into sentences. Shared by the daemon and the offline renderer so that both read alike.
 final class UtterancePreparer {
     /// The installed voices, listed when first needed (the first request, or a configuration that names
-    /// languages or voices): listing them opens eSpeak NG, which an idle daemon does not map.
-    private(set) lazy var voices: [Voice] = listVoices()
+    /// languages or voices): listing them opens eSpeak NG, which an idle daemon does not map. eSpeak NG's are
+    /// listed once; Piper's are found again when a name is not found, or ListVoices is called, and a folder
+    /// they are found in changed since (`Piper.Scan`: a few stat(2) calls), so that a voice installed while the
+    /// daemon runs is used without a restart, and nothing is watched while the daemon is idle.
+    var voices: [Voice] { matcher.voices }
     /// Matches BCP 47 tags to `voices`.
-    private(set) lazy var matcher = LanguageMatcher(voices: voices)
+    var matcher: LanguageMatcher {
+        if let built { return built }
+        if findsPiperVoices, piperScan == nil { piperScan = Piper.Scan() }
+        let matcher = LanguageMatcher(voices: fixedVoices + (piperScan?.voices ?? []))
+        built = matcher
+        return matcher
+    }
+    private lazy var fixedVoices: [Voice] = listVoices()
+    private var piperScan: Piper.Scan?
+    private var built: LanguageMatcher?
+    private let findsPiperVoices: Bool
     private let listVoices: () -> [Voice]
     private let detector = LanguageDetector()
     private var nextID: UInt64 = 1
@@ -37,11 +50,36 @@ final class UtterancePreparer {
     /// The user's settings (default language, voice per language, rate, pitch); see `Configuration`.
     private(set) var configuration = Configuration()
 
-    /// A preparer for `voices` (by default the installed ones: eSpeak NG's, `VoiceCatalog.load()`, then
-    /// Piper's, `Piper.voices()`), evaluated when first
-    /// needed.
-    init(voices: @escaping @autoclosure () -> [Voice] = VoiceCatalog.load() + Piper.voices()) {
+    /// A preparer for the installed voices: eSpeak NG's (`VoiceCatalog.load()`), then Piper's (`Piper.Scan`),
+    /// listed when first needed.
+    init() {
+        listVoices = { VoiceCatalog.load() }
+        findsPiperVoices = true
+    }
+
+    /// A preparer for `voices` only (evaluated when first needed), never found again.
+    init(voices: @escaping @autoclosure () -> [Voice]) {
         listVoices = voices
+        findsPiperVoices = false
+    }
+
+    /// Finds Piper's voices again if a folder they are found in changed since they were last found; returns
+    /// whether they changed.
+    @discardableResult
+    func refreshPiperVoices() -> Bool {
+        guard findsPiperVoices, let scan = piperScan, !scan.isCurrent else { return false }
+        let found = Piper.Scan()
+        piperScan = found
+        guard found.voices != scan.voices else { return false }
+        built = nil
+        return true
+    }
+
+    /// The voice with this name or identifier (`LanguageMatcher.voice(named:)`), looked for again among the
+    /// Piper voices found now when it is not known (see `voices`).
+    func voice(named name: String) -> Voice? {
+        if let voice = matcher.voice(named: name) { return voice }
+        return refreshPiperVoices() ? matcher.voice(named: name) : nil
     }
 
     /// Reads the configuration file at `path` (by default `$XDG_CONFIG_HOME/lector/config`) and uses it from
@@ -80,7 +118,7 @@ final class UtterancePreparer {
     /// matched one (`[voices]`), else the matcher's.
     private func voice(for match: LanguageMatch, requested: String?) -> Voice {
         let configured = requested.flatMap { configuration.voice(for: $0) } ?? configuration.voice(for: match.tag)
-        return configured.flatMap { matcher.voice(named: $0) } ?? match.voice
+        return configured.flatMap { voice(named: $0) } ?? match.voice
     }
 
     /// Makes the utterance for `text` (already decoded; it is cleaned here), every sentence cut, with the
@@ -206,7 +244,7 @@ final class UtterancePreparer {
     /// else the voice for `requested`, else for the default language.
     private func chosenVoice(_ options: SpeakOptions, requested: String?) throws(PrepareError) -> UtteranceVoice {
         if let name = options.voice {
-            guard let v = matcher.voice(named: name) else {
+            guard let v = voice(named: name) else {
                 throw PrepareError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
             }
             let language = try requested.map { tag throws(PrepareError) in try match(tag).tag } ?? (v.languages.first ?? "und")

@@ -167,7 +167,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     }
 }
 
-/// What `stat(2)`/`fstat(2)` say of a file: its kind, size and device.
+/// What `stat(2)`/`fstat(2)` say of a file: its kind, size, device and modification time.
 public struct FileStatus: Hashable, Sendable {
     /// The kind of file (`st_mode & S_IFMT`).
     public enum Kind: Hashable, Sendable {
@@ -195,6 +195,9 @@ public struct FileStatus: Hashable, Sendable {
     public var size: Int64
     /// The device the file is on (`st_dev`).
     public var device: UInt64
+    /// When its content last changed (`st_mtim`), ns since the epoch; a folder's changes when an entry is
+    /// added, removed or renamed.
+    public var modified: Int64
 
     /// The status of the file at `path` (stat(2): a symbolic link is followed).
     ///
@@ -218,5 +221,6 @@ public struct FileStatus: Hashable, Sendable {
         }
         size = Int64(st.st_size)
         device = UInt64(st.st_dev)
+        modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
     }
 }
