@@ -89,6 +89,16 @@ struct MP3Frame {
         return magic == Array("Info".utf8) || magic == Array("Xing".utf8)
     }
 
+    /// The same frame at the bit rate index `index`: a larger slot for main data that no longer finds room in
+    /// the reservoir after a join. Header (protection and padding kept), CRC and side information are the
+    /// frame's; the slot's bytes are zero (ancillary data) until main data is laid out in them.
+    func resized(bitrateIndex index: Int) -> MP3Frame {
+        var header = header
+        header.bytes[2] = UInt8(index) << 4 | header.bytes[2] & 0x0F
+        let prefix = [UInt8](header.bytes) + bytes[4..<self.header.prefixLength]
+        return MP3Frame(header: header, bytes: prefix + [UInt8](repeating: 0, count: header.length - header.prefixLength))
+    }
+
     /// Sets main_data_begin to `value` (and the CRC, for a protected frame).
     mutating func setMainDataBegin(_ value: Int) {
         let s = sideInfoStart

@@ -9,7 +9,8 @@ import SystemKit
 /// after the hand-over point; so the joined stream decodes to exactly the samples of the source, with no
 /// encoder delay or padding at a join. A frame's main data may begin in earlier frames (the bit reservoir),
 /// which at a join belong to the other encoder: every frame's main data is laid out again, at its own place
-/// when that is free, else right after the previous frame's, with main_data_begin (and the CRC) rewritten.
+/// when that is free, else right after the previous frame's, with main_data_begin (and the CRC) rewritten;
+/// where it would overrun its frame so, that frame is given a higher bit rate (a larger slot).
 ///
 /// Source: ISO/IEC 11172-3 and 13818-3 Layer III (side information, main_data_begin: the main data of a
 /// frame ends within its own slot); the LAME tag (`MP3InfoFrame`).
@@ -85,13 +86,19 @@ public final class MP3Joiner {
         }
     }
 
-    /// Lays out `frame` with its main data `data`, and writes the frames no later one can reach.
+    /// Lays out `frame` with its main data `data`, and writes the frames no later one can reach. Main data
+    /// that relied on a reservoir the other encoder filled is given a frame of the next higher bit rates
+    /// until it fits: one larger frame at a join, which every decoder takes (bit rates may change per frame).
     private func add(_ frame: MP3Frame, data: ArraySlice<UInt8>) throws {
         var frame = frame
-        let slot = slotsEnd, size = frame.bytes.count - frame.header.prefixLength
+        let slot = slotsEnd
+        let start = max(cursor, slot - frame.mainDataBegin)
+        while start + data.count > slot + frame.bytes.count - frame.header.prefixLength, frame.header.bitrateIndex < 14 {
+            frame = frame.resized(bitrateIndex: frame.header.bitrateIndex + 1)
+        }
+        let size = frame.bytes.count - frame.header.prefixLength
         slots += [UInt8](repeating: 0, count: size)
         slotsEnd += size
-        let start = max(cursor, slot - frame.mainDataBegin)
         guard start + data.count <= slot + size, start >= base else {
             throw RetagError.layout("MP3 main data does not fit its frame after a join")
         }

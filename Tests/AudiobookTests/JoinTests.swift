@@ -259,3 +259,69 @@ func contents(_ fd: FileDescriptor) throws -> [UInt8] {
         }
     }
 }
+
+/// Synthetic MP3: MPEG-1 Layer III mono frames at 44,100 Hz and 128 kbit/s (417 bytes, a 396-byte slot after
+/// the header and 17 bytes of side information), whose main data is given bytes at a given main_data_begin.
+enum SyntheticMP3 {
+    static let slot = 396
+
+    /// One frame's header and side information: main_data_begin `begin`, `length` bytes of main data in its
+    /// two granules' part2_3_length; the slot left zero.
+    static func frame(begin: Int, length: Int) -> [UInt8] {
+        var bits: [Bool] = []
+        func put(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append(value >> i & 1 == 1) } }
+        put(begin, 9); put(0, 5); put(0, 4)
+        let first = min(length * 8, 4_000)
+        for granule in [first, length * 8 - first] { put(granule, 12); put(0, 47) }
+        let side = stride(from: 0, to: bits.count, by: 8).map { at in
+            bits[at..<at + 8].reduce(UInt8(0)) { $0 << 1 | ($1 ? 1 : 0) }
+        }
+        return [0xFF, 0xFB, 9 << 4, 0xC0] + side + [UInt8](repeating: 0, count: slot)
+    }
+
+    /// A file of frames whose main data are `data` in order, each at `begins`' main_data_begin, written into
+    /// the slots as an encoder's bit reservoir holds them.
+    static func file(_ data: [[UInt8]], begins: [Int]) -> [UInt8] {
+        var frames = zip(data, begins).map { frame(begin: $1, length: $0.count) }
+        var stream = [UInt8](repeating: 0, count: frames.count * slot)
+        for (n, bytes) in data.enumerated() {
+            let start = n * slot - begins[n]
+            stream.replaceSubrange(start..<start + bytes.count, with: bytes)
+        }
+        for n in frames.indices { frames[n].replaceSubrange(21..., with: stream[n * slot..<(n + 1) * slot]) }
+        return frames.flatMap { $0 }
+    }
+
+    /// The main data of each audio frame of an MP3 stream (after its Info frame), read through the reservoir.
+    static func mainData(_ bytes: [UInt8]) -> [[UInt8]] {
+        var at = 0, stream: [UInt8] = [], out: [[UInt8]] = []
+        while at + 4 <= bytes.count, let header = MP3Header(bytes[at...]) {
+            let frame = MP3Frame(header: header, bytes: Array(bytes[at..<at + header.length]))
+            at += header.length
+            if frame.isInfoTag { continue }
+            let start = stream.count - frame.mainDataBegin
+            stream += frame.bytes[header.prefixLength...]
+            out.append(Array(stream[start..<start + frame.mainDataLength]))
+        }
+        return out
+    }
+}
+
+@Suite struct MP3JoinTests {
+    @Test("A frame whose main data used a reservoir the other encoder filled gets a larger frame at the join, and every frame's main data comes through")
+    func reservoirAtAJoin() throws {
+        let full = (0..<3).map { n in [UInt8](repeating: UInt8(n + 1), count: SyntheticMP3.slot) }
+        let first = try temporaryFile(SyntheticMP3.file(full, begins: [0, 0, 0]))
+        // The second file's lead-in frame leaves room that its next frame's main data starts in.
+        let leadIn = [UInt8](repeating: 0xA0, count: 200), late = (0..<546).map { UInt8(truncatingIfNeeded: $0) }
+        let second = try temporaryFile(SyntheticMP3.file([leadIn, late, [0xB0]], begins: [0, 150, 0]))
+        let output = try temporaryFile()
+        let joiner = MP3Joiner(output: output)
+        try joiner.append(first)
+        try joiner.append(second, keep: 1_152..<Int.max)
+        try joiner.finish(samples: 5 * 1_152 - MP3Joiner.encoderDelay)
+        let joined = try contents(output)
+        #expect(SyntheticMP3.mainData(joined) == full + [late, [0xB0]])
+        #expect(joiner.frames == 5)
+    }
+}
