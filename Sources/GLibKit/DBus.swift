@@ -6,6 +6,8 @@ import CGio
 /// A connection to a message bus through GDBus (GIO Reference Manual, "GDBusConnection").
 public final class DBusConnection {
     let connection: OpaquePointer
+    /// What the objects exported through this connection answer every call with, while set (`refuseCalls`).
+    let gate = CallGate()
 
     private init(taking connection: OpaquePointer) {
         self.connection = connection

@@ -115,7 +115,7 @@ extension DBusConnection {
             throw GLibError(domain: "g-io-error-quark", code: Int32(G_IO_ERROR_NOT_FOUND.rawValue),
                             message: "The introspection XML does not describe the interface “\(interface)”")
         }
-        let exported = ExportedObject(object, info: info)
+        let exported = ExportedObject(object, info: info, gate: gate)
         let pointer = Unmanaged.passRetained(exported).toOpaque()
         let id = g_dbus_connection_register_object(connection, path, info, exported.vtable, pointer,
                                                    { Unmanaged<ExportedObject>.fromOpaque($0!).release() }, &error)
@@ -154,6 +154,18 @@ extension DBusConnection {
     }
 }
 
+extension DBusConnection {
+    /// From now on, every method call (properties too) to the objects exported through this connection is
+    /// answered with `error` and reaches no object: a process that is leaving the bus says so to the calls
+    /// still routed to it, so that their callers go to the next owner of the name.
+    public func refuseCalls(with error: DBusError) { gate.refusal = error }
+}
+
+/// The refusal `DBusConnection.refuseCalls` sets, shared by the connection's exported objects.
+final class CallGate {
+    var refusal: DBusError?
+}
+
 /// An object exported by `DBusConnection.register`.
 public final class Registration {
     private let connection: DBusConnection
@@ -186,14 +198,21 @@ private final class ExportedObject {
     let info: UnsafeMutablePointer<GDBusInterfaceInfo>
     let vtable: UnsafeMutablePointer<GDBusInterfaceVTable>
 
-    init(_ object: DBusObject, info: UnsafeMutablePointer<GDBusInterfaceInfo>) {
+    let gate: CallGate
+
+    init(_ object: DBusObject, info: UnsafeMutablePointer<GDBusInterfaceInfo>, gate: CallGate) {
         self.object = object
+        self.gate = gate
         self.info = g_dbus_interface_info_ref(info)
         vtable = .allocate(capacity: 1)
         vtable.initialize(to: GDBusInterfaceVTable())
         vtable.pointee.method_call = { _, sender, _, interface, method, parameters, invocation, pointer in
             let exported = Unmanaged<ExportedObject>.fromOpaque(pointer!).takeUnretainedValue()
             let interfaceName = String(cString: interface!), methodName = String(cString: method!)
+            if let refusal = exported.gate.refusal {
+                g_dbus_method_invocation_return_dbus_error(invocation, refusal.validName, refusal.message)
+                return
+            }
             // Calls a `DBusDeferringObject` answers later (DBusDeferredReply.swift).
             if interfaceName != "org.freedesktop.DBus.Properties", let deferring = exported.object as? DBusDeferringObject,
                deferring.answersLater(method: methodName, interface: interfaceName) {

@@ -32,7 +32,7 @@ extension Client {
     /// Lector1 `Move` by `count` units; prints one line when there is none there. Returns the exit status.
     func move(_ unit: String, by count: Int32) -> Int32 {
         do {
-            let reply = try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface,
+            let reply = try daemonCall(destination: Names.bus, path: Names.path, interface: Names.interface,
                                             method: Lector1.Method.move.rawValue, arguments: [.string(unit), .int32(count)], autoStart: false)
             if reply.first?.bool == false {
                 printError("no \(count > 0 ? "next" : "previous") \(unit)")
@@ -49,7 +49,7 @@ extension Client {
     /// chapters, with one line).
     func printChapters() -> Int32 {
         do {
-            let reply = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+            let reply = try daemonCall(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                             method: "Get", arguments: [.string(Names.interface), .string(Lector1.Property.chapters.rawValue)],
                                             autoStart: false)
             guard case .array(_, let items)? = reply.first?.unboxed else { printError("unexpected reply from the daemon"); return 1 }

@@ -94,8 +94,31 @@ final class Client {
 
     private func lector(_ method: Lector1.Method, _ arguments: [Variant] = [], fileDescriptors: [Int32] = [],
                         autoStart: Bool = false) throws(DBusError) -> [Variant] {
-        try connection.call(destination: Names.bus, path: Names.path, interface: Names.interface, method: method.rawValue,
+        try daemonCall(destination: Names.bus, path: Names.path, interface: Names.interface, method: method.rawValue,
                             arguments: arguments, fileDescriptors: fileDescriptors, autoStart: autoStart)
+    }
+
+    /// A call to the daemon (`org.lector.Lector` or its MPRIS player), made once more when the daemon that
+    /// got it was exiting (`Lector1.ErrorName.exiting`: it had released its names) or ended without replying
+    /// (the bus's NoReply, not a time-out here): a daemon is started first (`startDaemon`), so every request
+    /// is served by this daemon or by the next. Otherwise as `DBusConnection.call`.
+    /// - Throws: `DBusError`: the call's, or Failed when no daemon could be started for the second call.
+    func daemonCall(destination: String, path: String, interface: String, method: String, arguments: [Variant] = [],
+                    fileDescriptors: [Int32] = [], autoStart: Bool = false) throws(DBusError) -> [Variant] {
+        let attempt = { () throws(DBusError) -> [Variant] in
+            try self.connection.call(destination: destination, path: path, interface: interface, method: method,
+                                     arguments: arguments, fileDescriptors: fileDescriptors, autoStart: autoStart)
+        }
+        do { return try attempt() } catch where Self.departed(error) {
+            do { try startDaemon() } catch let failure { throw .failed(failure.description) }
+            return try attempt()
+        }
+    }
+
+    /// Whether a call's daemon left the bus without serving it: it refused it while exiting, or the bus says
+    /// it disconnected without replying (D-Bus Specification, "Message Bus Messages": NoReply).
+    static func departed(_ error: DBusError) -> Bool {
+        error.name == Lector1.ErrorName.exiting.rawValue || (error.name == "org.freedesktop.DBus.Error.NoReply" && !error.isLocal)
     }
 
     /// Whether a call failed because no daemon owns `org.lector.Lector` and the bus could not start one
@@ -198,7 +221,7 @@ final class Client {
     /// Calls a method of MPRIS's Player interface on the daemon. Returns the exit status.
     func player(_ method: MPRIS.PlayerMethod, _ arguments: [Variant] = []) -> Int32 {
         do {
-            _ = try connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: MPRIS.playerInterface,
+            _ = try daemonCall(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: MPRIS.playerInterface,
                                     method: method.rawValue, arguments: arguments, autoStart: false)
         } catch {
             printError(error.description)
@@ -235,7 +258,7 @@ final class Client {
 
     /// One property of MPRIS's Player interface (unboxed).
     func mprisProperty(_ name: MPRIS.PlayerProperty) throws(DBusError) -> Variant {
-        let reply = try connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
+        let reply = try daemonCall(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
                                         method: "Get", arguments: [.string(MPRIS.playerInterface), .string(name.rawValue)], autoStart: false)
         return reply.first?.unboxed ?? .string("")
     }
@@ -252,7 +275,7 @@ final class Client {
     /// Sets MPRIS LoopStatus on the daemon. Returns the exit status.
     func setLoopStatus(_ status: MPRIS.LoopStatus) -> Int32 {
         do {
-            _ = try connection.call(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
+            _ = try daemonCall(destination: MPRIS.lectorBusName, path: MPRIS.path, interface: "org.freedesktop.DBus.Properties",
                                     method: "Set", arguments: [.string(MPRIS.playerInterface),
                                                                .string(MPRIS.PlayerProperty.loopStatus.rawValue),
                                                                .variant(.string(status.rawValue))], autoStart: false)
@@ -272,7 +295,7 @@ final class Client {
     /// Prints "sleep: off", "sleep: until 23:40:05" or "sleep: at the end of this paragraph".
     func printSleepTimer() -> Int32 {
         do {
-            let reply = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+            let reply = try daemonCall(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                             method: "Get", arguments: [.string(Names.interface), .string(Lector1.Property.sleepTimer.rawValue)],
                                             autoStart: false)
             guard case .tuple(let t)? = reply.first?.unboxed, t.count == 2, let mode = t[0].string, let at = t[1].int64 else {
@@ -292,11 +315,11 @@ final class Client {
         let all: [Lector1.Property: Variant]
         let position: Int64
         do {
-            let reply = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+            let reply = try daemonCall(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                             method: "GetAll", arguments: [.string(Names.interface)], autoStart: false)
             guard let d = reply.first?.dictionary else { printError("unexpected reply from the daemon"); return 1 }
             all = d.named(Lector1.Property.self).mapValues { $0.unboxed }
-            let p = try connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+            let p = try daemonCall(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                         method: "Get", arguments: [.string(Names.interface), .string(Lector1.Property.position.rawValue)],
                                         autoStart: false)
             position = p.first?.unboxed.int64 ?? 0

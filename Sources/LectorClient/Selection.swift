@@ -152,7 +152,7 @@ extension Client {
     /// the ends aside); nil when it holds another text or no daemon runs (nothing is started to ask).
     func sameTextState(_ text: String) -> String? {
         func get(_ name: String) -> Variant? {
-            let reply = try? connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+            let reply = try? daemonCall(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                              method: "Get", arguments: [.string(Names.interface), .string(name)], autoStart: false)
             return reply?.first?.unboxed
         }

@@ -50,7 +50,7 @@ final class StatusView {
     }
 
     private func reload() {
-        guard let all = try? client.connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+        guard let all = try? client.daemonCall(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                                     method: "GetAll", arguments: [.string(Names.interface)], autoStart: false)
                                                     .first?.dictionary?.named(Lector1.Property.self) else { return }
         state = all[.state]?.string ?? ""
@@ -70,7 +70,7 @@ final class StatusView {
     }
 
     private func draw() {
-        let position = (try? client.connection.call(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
+        let position = (try? client.daemonCall(destination: Names.bus, path: Names.path, interface: "org.freedesktop.DBus.Properties",
                                                     method: "Get", arguments: [.string(Names.interface), .string(Lector1.Property.position.rawValue)],
                                                     autoStart: false).first?.int64) ?? 0
         let width = 30

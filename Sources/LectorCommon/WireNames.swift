@@ -205,5 +205,8 @@ public enum Lector1 {
         case unknownVoice = "org.lector.Lector1.Error.UnknownVoice"
         /// An SSML document the markup parser refuses.
         case malformedSSML = "org.lector.Lector1.Error.MalformedSSML"
+        /// Any call that reaches a daemon after it began to exit (idle exit, SIGTERM, Quit): it has released
+        /// its names and accepts nothing more; the caller starts or activates a new daemon and calls again.
+        case exiting = "org.lector.Lector1.Error.Exiting"
     }
 }

@@ -35,6 +35,10 @@ public final class Daemon {
     private let idleExit = OneShotTimer()
     /// The default of `idleExitSeconds`: 10 minutes, after which an idle daemon leaves the widgets.
     static let defaultIdleExitSeconds = 600.0
+    /// Lector's connection and the MPRIS one, once connected.
+    private var connections: [DBusConnection] = []
+    /// Leaving the bus before the loop ends (`leave()`).
+    private let departure = Departure()
 
     /// Sets up (nothing is connected yet). With `instance`, the daemon is a deliberately separate player: it
     /// owns only `org.mpris.MediaPlayer2.lector.instance<pid>` and never Lector's own name. `ducking` is what
@@ -52,7 +56,7 @@ public final class Daemon {
         reader = Reader(engine: engine, preparer: preparer)
         lector = LectorService(reader: reader)
         keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer)
-        mpris = MPRISService(reader: reader, quit: { [unowned self] in self.loop.quit() })
+        mpris = MPRISService(reader: reader, quit: { [unowned self] in self.leave() })
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
         lexicon = LexiconWatch { [unowned engine] in engine.setLexicon($0) }
         if let volume = preparer.configuration.volume { engine.playback.setVolume(volume) }
@@ -71,7 +75,7 @@ public final class Daemon {
         idleExit.arm(milliseconds: UInt32(min(idleExitSeconds * 1000, Double(UInt32.max)))) { [unowned self] in
             guard self.reader.state == .stopped else { return }
             Log.message("stopped for \(Int(self.idleExitSeconds)) s: exiting (the state is saved)")
-            self.loop.quit()
+            self.leave()
         }
     }
 
@@ -98,6 +102,7 @@ public final class Daemon {
             printError("cannot connect to the session bus: \(error)")
             return 1
         }
+        connections = [connection, mprisConnection]
         let notifier = FailureNotifier(connection: connection)
         reader.onEvent = { [unowned self] event, position in
             self.lector.emit(event, position: position)
@@ -128,13 +133,25 @@ public final class Daemon {
         for signal in [SIGTERM, SIGINT, SIGHUP] {
             MainContext.unixSignal(signal) { [unowned self] in
                 Log.message("ending on signal \(signal)")
-                self.loop.quit()
+                self.leave()
                 return false
             }
         }
         loop.run()
         finish(connections: [connection, mprisConnection])
         return exitCode
+    }
+
+    /// Ends the loop once the daemon has left the bus (`Departure`): the reading and bookmarks are saved
+    /// first, for the next daemon, which may start as soon as the names are released; then every call is
+    /// refused with `Error.Exiting`, the names are released, and the calls already routed here are answered so.
+    private func leave() {
+        guard !departure.begun else { return }
+        keeper?.finish()
+        reader.bookmarks.flush()
+        departure.begin(connections: connections, names: [mprisOwnership, ownership].compactMap { $0 }) { [loop] in
+            loop.quit()
+        }
     }
 
     /// Ends the daemon once its loop has returned: the state saved, reading stopped, the worker ended, other

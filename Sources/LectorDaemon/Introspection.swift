@@ -11,6 +11,9 @@ enum Introspection {
   Times are microseconds (int64) of audio as heard; text offsets count Unicode scalar values (code points),
   0-based, in the utterance's text as Lector keeps it (invalid UTF-8 repaired to U+FFFD, control characters
   turned into spaces). States are "reading", "paused" and "stopped".
+  Any method or property call that reaches a daemon after it began to exit (idle exit, SIGTERM, MPRIS Quit)
+  fails with org.lector.Lector1.Error.Exiting: the daemon has released its names and accepts nothing more;
+  call again, which starts (or activates) the next daemon.
 -->
 <node>
   <interface name="org.lector.Lector1">
