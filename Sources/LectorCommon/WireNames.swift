@@ -190,6 +190,12 @@ public enum Lector1 {
         }
     }
 
+    /// The most of Text one reply carries, bytes of UTF-8 (30 MiB): dbus-daemon disconnects a peer that sends
+    /// a message over its limit (32 MiB by default, `max_message_size`), and the reply's header and the other
+    /// properties of a GetAll need room too. A longer text (a document may yield up to 64 MiB) is read whole;
+    /// its Text is the first 30 MiB, cut at a character boundary.
+    public static let maximumTextReplyBytes = 30 << 20
+
     /// Lector's own D-Bus error names (data/org.lector.Lector1.xml names them where they are returned); other
     /// errors are the standard `org.freedesktop.DBus.Error.*`.
     public enum ErrorName: String, CaseIterable, Sendable {

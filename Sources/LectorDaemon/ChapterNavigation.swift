@@ -17,13 +17,15 @@ extension Reader {
     var chapterStarts: [ChapterStart] {
         guard let u = current else { return [] }
         let total = max(1, u.sentences.last.map { $0.range.upperBound } ?? 1) + u.pendingText
-        return u.structure.chapters.map { chapter in
-            let start: Int64
-            if let index = Self.sentence(at: chapter.start, in: u), u.isComplete || index + 1 < u.sentences.count {
-                start = engine.timeline.durations.microseconds(engine.startSample(of: index))
-            } else {
-                start = length * Int64(chapter.start) / Int64(total)  // past what is cut: in proportion
-            }
+        let durations = engine.timeline.durations
+        let indices = u.structure.chapters.map { chapter in
+            Self.sentence(at: chapter.start, in: u).flatMap { u.isComplete || $0 + 1 < u.sentences.count ? $0 : nil }
+        }
+        // Chapters come in the order of the text: their sentences' starts in one pass.
+        var starts = durations.startSamples(of: indices.compactMap { $0 }, in: u).makeIterator()
+        return zip(u.structure.chapters, indices).map { chapter, index in
+            let start = index != nil ? durations.microseconds(starts.next() ?? 0)
+                : length * Int64(chapter.start) / Int64(total)  // past what is cut: in proportion
             return ChapterStart(title: chapter.title, start: start, level: chapter.level)
         }
     }

@@ -133,7 +133,9 @@ enum Introspection {
     <!-- The current (or last) utterance's id; 0 when none. -->
     <property name="Utterance" type="t" access="read"/>
     <!-- The current (or last) utterance's whole text. A new text is announced in PropertiesChanged's
-         invalidated_properties, without its value (a book would go to every listener): Get it. -->
+         invalidated_properties, without its value (a book would go to every listener): Get it. A text over
+         30 MiB of UTF-8 (a document may yield up to 64 MiB) is read whole, but Text is its first 30 MiB, cut
+         at a character boundary: no reply may exceed the bus's message limit (32 MiB by default). -->
     <property name="Text" type="s" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="invalidates"/></property>
     <!-- The language (BCP 47) and voice name of the sentence being heard: a text given no language is read
          paragraph by paragraph in the language detected for each, so these may change while it is read. -->

@@ -181,9 +181,8 @@ final class LectorService: DBusDeferringObject {
 
     func property(_ name: String, interface: String) throws(DBusError) -> Variant {
         let property = Lector1.Property(rawValue: name)
-        if property == .position { return .int64(reader.position) }
-        guard let property, let value = properties()[property] else { throw .unknownProperty("no property \(name) in \(interface)") }
-        return value
+        guard let property else { throw .unknownProperty("no property \(name) in \(interface)") }
+        return value(of: property)
     }
 
     func setProperty(_ name: String, interface: String, value: Variant) throws(DBusError) {
@@ -273,27 +272,49 @@ final class LectorService: DBusDeferringObject {
     }
 
     /// Every property but Position; `Text`, `Chapters` and `ChapterOffsets` only with `text` (see `announceChanges`).
+    /// The properties announced (all but Text, Chapters, ChapterOffsets and Position: `text` adds the first
+    /// three), each computed as `value(of:)` does.
     private func properties(text: Bool = true) -> [Lector1.Property: Variant] {
+        var names: [Lector1.Property] = [.state, .utterance, .language, .voice, .sentence, .length, .sleepTimer]
+        if text { names += [.text, .chapters, .chapterOffsets] }
+        return Dictionary(uniqueKeysWithValues: names.map { ($0, value(of: $0)) })
+    }
+
+    /// `property`'s value now, computed alone: a Get costs what that property holds (Chapters: one pass over
+    /// the sentences, `ChapterNavigation.chapterStarts`), never what the others do.
+    private func value(of property: Lector1.Property) -> Variant {
         let u = reader.current, index = reader.sentenceIndex
-        let sentence = u.map { $0.sentences[min(index, $0.sentences.count - 1)].range } ?? 0..<0
-        var all: [Lector1.Property: Variant] = [
-            .state: .string(reader.state.rawValue),
-            .utterance: .uint64(u?.id ?? 0),
-            .language: .string(u?.voice(ofSentence: index).language ?? ""),
-            .voice: .string(u?.voice(ofSentence: index).name ?? ""),
-            .sentence: .tuple([.uint32(UInt32(index)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))]),
-            .length: .int64(reader.length),
-            .sleepTimer: reader.sleepTimer.dbusValue,
-        ]
-        if text {
-            all[.text] = .string(u?.text ?? "")
+        switch property {
+        case .state: return .string(reader.state.rawValue)
+        case .utterance: return .uint64(u?.id ?? 0)
+        case .language: return .string(u?.voice(ofSentence: index).language ?? "")
+        case .voice: return .string(u?.voice(ofSentence: index).name ?? "")
+        case .sentence:
+            let sentence = u.map { $0.sentences[min(index, $0.sentences.count - 1)].range } ?? 0..<0
+            return .tuple([.uint32(UInt32(index)), .uint32(UInt32(sentence.lowerBound)), .uint32(UInt32(sentence.count))])
+        case .position: return .int64(reader.position)
+        case .length: return .int64(reader.length)
+        case .sleepTimer: return reader.sleepTimer.dbusValue
+        case .text: return .string(Self.sendable(u?.text ?? ""))
+        case .chapters:
             // Start times are refined as sentences are synthesized: announced as invalidated with Text, not sent.
-            all[.chapters] = .array(elementType: "(sxu)", reader.chapterStarts.map { c in
+            return .array(elementType: "(sxu)", reader.chapterStarts.map { c in
                 .tuple([.string(c.title), .int64(c.start), .uint32(UInt32(clamping: c.level))])
             })
-            all[.chapterOffsets] = .array(elementType: "u", (u?.structure.chapters ?? []).map { .uint32(UInt32(clamping: $0.start)) })
+        case .chapterOffsets:
+            return .array(elementType: "u", (u?.structure.chapters ?? []).map { .uint32(UInt32(clamping: $0.start)) })
         }
-        return all
+    }
+
+    /// `text`, or its first `Lector1.maximumTextReplyBytes` (at a character boundary) when longer: a reply
+    /// over the bus's message limit (dbus-daemon's default, 32 MiB) would make the bus disconnect the daemon.
+    static func sendable(_ text: String) -> String {
+        let limit = Lector1.maximumTextReplyBytes
+        guard text.utf8.count > limit else { return text }
+        let utf8 = text.utf8
+        var end = utf8.index(utf8.startIndex, offsetBy: limit)
+        while end > utf8.startIndex && utf8[end] & 0xC0 == 0x80 { utf8.formIndex(before: &end) }  // not inside a character
+        return String(decoding: utf8[..<end], as: UTF8.self)
     }
 }
 

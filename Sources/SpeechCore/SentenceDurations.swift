@@ -40,12 +40,24 @@ public struct SentenceDurations: Equatable, Sendable {
 
     /// Where sentence `index` of `u` starts in its audio, in samples (exact where synthesized, else estimated).
     public func startSample(of index: Int, in u: Utterance) -> Int64 {
+        startSamples(of: [index], in: u)[0]
+    }
+
+    /// Where each of the sentences `indices` (ascending; sentence counts past the last mean its end) of `u`
+    /// starts, samples, as `startSample(of:in:)` says: in one pass over the sentences before the last index,
+    /// so that the start of every chapter of a book costs what one does.
+    public func startSamples(of indices: [Int], in u: Utterance) -> [Int64] {
         let known = utterance == u.id ? samples : []
-        var total: Int64 = 0
-        for i in 0..<min(index, u.sentences.count) {
-            if i < known.count, let n = known[i] { total += Int64(n) } else { total += estimate(u.sentences[i], rate: u.rate) }
+        var total: Int64 = 0, i = 0
+        return indices.map { index in
+            let end = min(max(index, 0), u.sentences.count)
+            if end < i { return startSamples(of: [end], in: u)[0] }  // out of order: counted again from the start
+            while i < end {
+                if i < known.count, let n = known[i] { total += Int64(n) } else { total += estimate(u.sentences[i], rate: u.rate) }
+                i += 1
+            }
+            return total
         }
-        return total
     }
 
     /// The length of `u` as known now, µs: the sentences' lengths and the text not cut yet, estimated.

@@ -73,6 +73,11 @@ import Testing
         #expect(t.nextHeard(played: 4_410)?.0 == .word(4..<7))
         #expect(t.nextTick(played: 4_410) == 200)   // the next word, 4,410 samples on
         #expect(t.durations.startSample(of: 1, in: Self.utterance()) == 3 * 4_410)
+        // Many starts in one pass are each what one start is, in or out of order, past the end too.
+        let u = Self.utterance()
+        let one = [0, 1, 2, 3, 7].map { t.durations.startSample(of: $0, in: u) }
+        #expect(t.durations.startSamples(of: [0, 1, 2, 3, 7], in: u) == one)
+        #expect(t.durations.startSamples(of: [2, 0, 2], in: u) == [one[2], one[0], one[2]])
     }
 
     @Test func theLastSampleWrittenDrains() {
