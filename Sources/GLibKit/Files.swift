@@ -216,6 +216,15 @@ public func fileURIToPath(_ uri: String) -> String? {
     takeString(g_filename_from_uri(uri, nil, nil))
 }
 
+/// The host a `file:` URI names (`file://host/path`, `g_filename_from_uri`'s hostname); nil for none
+/// (`file:///path`) or for a URI that is not a valid `file:` URI.
+public func fileURIHost(_ uri: String) -> String? {
+    var host: UnsafeMutablePointer<gchar>?
+    guard let path = g_filename_from_uri(uri, &host, nil) else { return nil }
+    g_free(path)
+    return takeString(host)
+}
+
 /// The `file://` URI of an absolute path, percent-encoded (`g_filename_to_uri`); nil for a relative path.
 public func pathToFileURI(_ path: String) -> String? {
     takeString(g_filename_to_uri(path, nil, nil))

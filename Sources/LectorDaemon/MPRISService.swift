@@ -182,6 +182,11 @@ final class MPRISService: DBusDeferringObject {
         guard uri.lowercased().hasPrefix("file:"), let path = fileURIToPath(uri) else {
             return reply.fail(.notSupported("only file: URIs can be opened (got '\(uri.prefix(200))')"))
         }
+        // A file URI of another host names a file there (RFC 8089 §2): the local file of that path is not it.
+        if let host = fileURIHost(uri), host.lowercased() != "localhost" {
+            return reply.fail(.notSupported("OpenUri refused: \(uri.prefix(200)) names a file on another host "
+                                            + "(\(host.prefix(100))); only local files (file:///… or file://localhost/…) are opened"))
+        }
         openGate.identify(sender) { [weak self] caller in
             guard let self else { return reply.fail(.failed("the player is gone")) }
             if case .refused(let why) = OpenPolicy.decide(caller: caller) {

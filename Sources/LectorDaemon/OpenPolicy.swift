@@ -14,7 +14,8 @@ import SpeechCore
 ///    what they could read.
 /// 2. The file, as named and as opened (symbolic links resolved), lies in no hidden folder and is not hidden
 ///    itself: `~/.ssh`, `~/.gnupg`, `~/.config`, `~/.local/share/keyrings` and the like hold keys and
-///    credentials, not texts to read aloud.
+///    credentials, not texts to read aloud. A file with more than one hard link is refused too: its other
+///    names may lie in hidden folders (`~/.ssh/config` linked into `~/Documents`), and no path tells them.
 /// 3. Its content type, guessed by GIO both from its name and first bytes and from its first bytes alone, is
 ///    text (`text/plain` or a subclass of it in the shared MIME-info database), SSML or a document, and is not key
 ///    material (`secretTypes`); its first bytes hold no PEM or PGP private key block (`holdsPrivateKey`).
@@ -69,6 +70,10 @@ enum OpenPolicy {
         where !isReadable(type: type, isText: isText) {
             return .refused("OpenUri refused: \(file.path) is not a text document (\(type))")
         }
+        if file.linkCount > 1 {
+            return .refused("OpenUri refused: \(file.path) has \(file.linkCount) hard links, and the folders its other "
+                            + "names are in cannot be told" + suggestion)
+        }
         if file.holdsPrivateKey {
             return .refused("OpenUri refused: \(file.path) holds a private key" + suggestion)
         }
@@ -117,4 +122,6 @@ struct FileFacts: Equatable {
     var dataContentTypeIsText: Bool
     /// Whether its first bytes hold a private key (`OpenPolicy.holdsPrivateKey`).
     var holdsPrivateKey: Bool
+    /// Its hard links (`st_nlink` of the open descriptor).
+    var linkCount: Int = 1
 }

@@ -88,9 +88,11 @@ final class OpenUriGate {
         let head = file.head(OpenPolicy.sniffedBytes)
         let byName = ContentType.guess(fileName: file.title, data: head)
         let byData = head.isEmpty ? byName : ContentType.guess(fileName: nil, data: head)
+        var st = stat()
+        let links = fstat(file.descriptor, &st) == 0 ? Int(st.st_nlink) : Int.max
         return FileFacts(path: absolute, resolvedPath: file.resolvedPath,
                          contentType: byName, contentTypeIsText: ContentType.isA(byName, "text/plain"),
                          dataContentType: byData, dataContentTypeIsText: ContentType.isA(byData, "text/plain"),
-                         holdsPrivateKey: OpenPolicy.holdsPrivateKey(head))
+                         holdsPrivateKey: OpenPolicy.holdsPrivateKey(head), linkCount: links)
     }
 }

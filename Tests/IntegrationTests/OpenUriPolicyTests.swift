@@ -178,3 +178,30 @@ extension Integration {
         }
     }
 }
+
+extension Integration.OpenUriPolicy {
+    @Test("OpenUri of a hard link to a file in a hidden folder, and of file://otherhost/…, is refused; file://localhost/ is local")
+    func hardLinksAndHosts() async throws {
+        let session = try await world()
+        let home = try Self.makeHome(session)
+        let config = home.appendingPathComponent(".ssh/config"), linked = home.appendingPathComponent("docs/config.txt")
+        try Data("Host example\n  IdentityFile ~/.ssh/id_rsa \(Self.marker)\n".utf8).write(to: config)
+        try FileManager.default.linkItem(at: config, to: linked)
+        let call = try await Self.openUri(session, linked.path)
+        #expect(call.status != 0 && call.stderr.contains("AccessDenied") && call.stderr.contains("2 hard links"), "\(call)")
+        let notes = home.appendingPathComponent("docs/notes.txt").path
+        for (uri, local) in [("file://otherhost" + notes, false), ("file://localhost" + notes, true)] {
+            let result = try await session.run(
+                "gdbus", ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector", "--object-path", "/org/mpris/MediaPlayer2",
+                          "--method", "org.mpris.MediaPlayer2.Player.OpenUri", uri], timeout: 10)
+            if local {
+                #expect(result.status == 0, "\(uri): \(result)")
+            } else {
+                #expect(result.status != 0 && result.stderr.contains("another host"), "\(uri): \(result)")
+            }
+        }
+        let (metadata, text) = try await Self.published(session)
+        #expect(!metadata.contains(Self.marker) && !text.contains(Self.marker), "the linked file was published")
+        _ = try await session.lector(["stop"])
+    }
+}

@@ -102,6 +102,14 @@ import Testing
             }
             #expect(why.hasPrefix("OpenUri refused: ") && !why.contains("\n"), "\(why)")
         }
+        // A second hard link may be a hidden file's other name.
+        var linked = Self.facts("/home/u/docs/config.txt")
+        linked.linkCount = 2
+        if case .refused(let why) = OpenPolicy.decide(file: linked) {
+            #expect(why.contains("2 hard links"), "\(why)")
+        } else {
+            Issue.record("a hard link was allowed")
+        }
         #expect(OpenPolicy.hiddenComponent(in: "/home/u/.ssh/id_rsa") == ".ssh")
         #expect(OpenPolicy.hiddenComponent(in: "/a/../b/./c") == nil)
     }
