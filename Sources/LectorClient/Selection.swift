@@ -18,9 +18,9 @@ enum Selection: String {
     static let maximumBytes = Input.maximumBytes
     /// How long a clipboard tool may take to hand the selection over, ms.
     static let timeoutMilliseconds: Int32 = 5000
-    /// How long `lector-selection` may take in all, ms: it bounds each step of a transfer by 5 s itself;
-    /// this bounds a 32 MiB transfer in many chunks.
-    static let readerTimeoutMilliseconds: Int32 = 60_000
+    /// How long `lector-selection` may take in all, ms: it bounds each step of a transfer by 5 s and the
+    /// whole transfer by 10 s itself (`SelectionLimits`); this is a backstop for a reader that hangs.
+    static let readerTimeoutMilliseconds: Int32 = 15_000
 
     /// How the one-line messages name it.
     var spoken: String { self == .primary ? "the selection" : "the clipboard" }
@@ -37,7 +37,7 @@ enum Selection: String {
             let result = Self.run([reader, self == .primary ? "primary" : "clipboard"], limit: Self.maximumBytes + 1,
                                   timeoutMilliseconds: Self.readerTimeoutMilliseconds)
             if result.timedOut && result.output.count <= Self.maximumBytes {
-                return .failure(SelectionError(message: "the program that owns \(spoken) did not hand it over within 60 s"))
+                return .failure(SelectionError(message: "the program that owns \(spoken) did not hand it over within 15 s"))
             }
             if result.output.count > Self.maximumBytes { return checked(result) }
             switch result.status {

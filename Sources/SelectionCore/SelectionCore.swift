@@ -17,6 +17,9 @@ public enum SelectionLimits {
     /// How long the selection's owner may take for each step of the transfer (an answer to a conversion, the
     /// next chunk of an incremental transfer, the next bytes in the pipe), milliseconds.
     public static let stepTimeoutMilliseconds: Int32 = 5000
+    /// How long the whole transfer may take, every step together, milliseconds: an owner that trickles the
+    /// text (a byte per incremental chunk, each in time) is cut off too. A 32 MiB transfer takes about 1 s.
+    public static let transferTimeoutMilliseconds: Int32 = 10_000
 }
 
 /// How the bytes of a chosen target or MIME type are decoded.
@@ -89,6 +92,8 @@ public enum SelectionFailure: Error, Sendable, Equatable {
     case tooBig
     /// The owner did not answer a step within `SelectionLimits.stepTimeoutMilliseconds`.
     case timedOut
+    /// The transfer took longer than `SelectionLimits.transferTimeoutMilliseconds` in all.
+    case tooSlow
     /// The display cannot be reached (the reason); another way (a clipboard tool) may be tried.
     case cannotConnect(String)
     /// The Wayland compositor offers no data-control protocol (GNOME's Mutter): only the focused window may
@@ -108,6 +113,7 @@ public enum SelectionFailure: Error, Sendable, Equatable {
         case .noText(let types): return "\(what) holds no text (it holds \(types.isEmpty ? "other data" : types.joined(separator: ", ")))"
         case .tooBig: return "\(what) holds more than 32 MiB of text; Lector reads at most 32 MiB"
         case .timedOut: return "the program that owns \(what) did not hand it over within 5 s"
+        case .tooSlow: return "the program that owns \(what) took more than 10 s to hand it over"
         case .cannotConnect(let reason): return "cannot read \(what): \(reason)"
         case .noDataControl:
             return "cannot read \(what): this Wayland compositor lets only the focused window read it (no data-control protocol, as on GNOME); "

@@ -32,6 +32,8 @@ final class DataControlSession {
     var primary: OpaquePointer?
     /// Whether a `primary_selection` event came: a compositor with the primary selection sends one on binding.
     var primaryAnnounced = false
+    /// When the whole transfer must be over (`SelectionLimits.transferTimeoutMilliseconds` from the start).
+    let transferDeadline = DataControlSession.milliseconds() + Int64(SelectionLimits.transferTimeoutMilliseconds)
 
     // libwayland keeps the listeners' addresses: they live as long as the session.
     let registryListener = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
@@ -109,9 +111,11 @@ final class DataControlSession {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, SelectionLimits.stepTimeoutMilliseconds)
+            let left = transferDeadline - Self.milliseconds()
+            if left <= 0 { return .failure(.tooSlow) }
+            let ready = poll(&pfd, 1, Int32(min(Int64(SelectionLimits.stepTimeoutMilliseconds), left)))
             if ready < 0 && errno == EINTR { continue }
-            if ready == 0 { return .failure(.timedOut) }
+            if ready == 0 { return .failure(transferDeadline <= Self.milliseconds() ? .tooSlow : .timedOut) }
             let n = Glibc.read(fds[0], &chunk, chunk.count)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return .success(buffer.bytes) }
@@ -129,7 +133,7 @@ final class DataControlSession {
         wl_callback_add_listener(callback, callbackListener, flag)
         defer { wl_callback_destroy(callback) }
         let fd = wl_display_get_fd(display)
-        let deadline = Self.milliseconds() + Int64(SelectionLimits.stepTimeoutMilliseconds)
+        let deadline = min(Self.milliseconds() + Int64(SelectionLimits.stepTimeoutMilliseconds), transferDeadline)
         while !flag.pointee {
             while wl_display_prepare_read(display) != 0 {
                 if wl_display_dispatch_pending(display) < 0 { return false }

@@ -6,7 +6,8 @@ import SelectionCore
 /// ICCCM (§2.4–2.7) describes: the owner is asked for TARGETS first (text is told from other data and from
 /// nothing), then for the chosen text target (UTF8_STRING, else STRING), into a property of a window of our
 /// own; an owner that answers with INCR hands the text over in chunks (§2.7.2). Every step waits at most
-/// `SelectionLimits.stepTimeoutMilliseconds`, and at most `SelectionLimits.maximumBytes` are taken.
+/// `SelectionLimits.stepTimeoutMilliseconds`, the whole transfer `SelectionLimits.transferTimeoutMilliseconds`,
+/// and at most `SelectionLimits.maximumBytes` are taken.
 public enum X11Selection {
     /// The text of `kind`, or why there is none (`SelectionFailure.cannotConnect` when no X server answers).
     public static func read(_ kind: SelectionKind) -> Result<String, SelectionFailure> {
@@ -21,6 +22,8 @@ final class XReader {
     private let connection: OpaquePointer
     private let window: xcb_window_t
     private var atoms: [String: xcb_atom_t] = [:]
+    /// When the whole transfer must be over (`SelectionLimits.transferTimeoutMilliseconds` from the start).
+    private let deadline = XReader.milliseconds() + Int64(SelectionLimits.transferTimeoutMilliseconds)
 
     /// Connects to `DISPLAY` and makes the receiving window; nil when the server cannot be reached.
     init?() {
@@ -178,7 +181,8 @@ final class XReader {
     }
 
     /// Waits for the first event that `match` accepts (given its type without the "sent" bit, and the event),
-    /// discarding the others; fails after `SelectionLimits.stepTimeoutMilliseconds`, or when the connection breaks.
+    /// discarding the others; fails after `SelectionLimits.stepTimeoutMilliseconds`, past the transfer's
+    /// deadline, or when the connection breaks.
     func waitForEvent(_ match: (Int32, UnsafeMutablePointer<xcb_generic_event_t>) -> UInt32?) -> Result<UInt32, SelectionFailure> {
         let fd = xcb_get_file_descriptor(connection)
         var left = Int64(SelectionLimits.stepTimeoutMilliseconds)
@@ -189,7 +193,9 @@ final class XReader {
                 if let value = match(Int32(event.pointee.response_type & 0x7f), event) { return .success(value) }
             }
             if xcb_connection_has_error(connection) != 0 { return .failure(.failed("the X server closed the connection")) }
-            left = Int64(SelectionLimits.stepTimeoutMilliseconds) - (Self.milliseconds() - start)
+            let now = Self.milliseconds()
+            if deadline - now <= 0 { return .failure(.tooSlow) }
+            left = min(Int64(SelectionLimits.stepTimeoutMilliseconds) - (now - start), deadline - now)
             if left <= 0 { return .failure(.timedOut) }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             _ = poll(&pfd, 1, Int32(left))

@@ -323,3 +323,37 @@ extension Integration {
         }
     }
 }
+
+extension Integration.Selection {
+    @Test("X11 (own client): an owner that hands 30 MB over incrementally but trickles it (each chunk in time) is one line after 10 s")
+    func x11Trickle() async throws {
+        try #require(Paths.executable("Xvfb") != nil && Paths.executable("xclip") != nil, "Xvfb and xclip are needed")
+        let session = try await world()
+        let (x, display) = try await Self.startX(session)
+        defer { x.stopNow() }
+        let env = ["DISPLAY": display, "WAYLAND_DISPLAY": ""].merging(Self.noTools) { $1 }
+        let big = session.directory.appendingPathComponent("trickled.txt")
+        try String(repeating: "Many words are selected here. ", count: 1_000_000).write(to: big, atomically: true, encoding: .utf8)
+        let owner = try await Self.own(session, display, "primary", big)
+        defer { owner.stopNow() }
+        // xclip stopped for 1 s of every 1.002 s: each chunk comes well within 5 s, the whole in minutes.
+        let trickle = Task {
+            while !Task.isCancelled {
+                kill(owner.pid, SIGSTOP)
+                try? await Task.sleep(for: .milliseconds(1_000))
+                kill(owner.pid, SIGCONT)
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        let started = ContinuousClock.now
+        let read = try await session.lector(["read", "--selection"], timeout: 60, environment: env)
+        let waited = ContinuousClock.now - started
+        trickle.cancel()
+        _ = await trickle.value
+        kill(owner.pid, SIGCONT)
+        print("a trickling INCR owner: cut off after \(waited)")
+        #expect(read.status == 1 && read.stderr == "lector: the program that owns the selection took more than 10 s to hand it over\n", "\(read)")
+        #expect(waited >= .seconds(10) && waited < .seconds(16), "\(waited)")
+        #expect(try await session.status().exitStatus == 0)
+    }
+}
