@@ -4,9 +4,11 @@ import LectorCommon
 ///
 /// Scales are speech-dispatcher's (SSIP "Parameter Setting Commands"): rate, pitch and volume from -100 to
 /// 100, 0 the default (volume's default is 100). Rate maps linearly onto Lector's words per minute on each
-/// side of its default (-100 → 80, 0 → 175, 100 → 450), pitch onto eSpeak NG's 0-99 (0 → 50), and a volume
-/// below 100 becomes an SSML `<prosody volume>` of (volume + 100) / 2 percent of the full volume, as
-/// speech-dispatcher's own eSpeak NG module does. Punctuation is left to the server, which reads the
+/// side of its default (-100 → 80, 0 → 175, 100 → 450), pitch onto eSpeak NG's 0-99 (0 → 50), and the
+/// volume onto eSpeak NG's amplitude as speech-dispatcher's own eSpeak NG module sets it (`espeakVOLUME` =
+/// volume + 100, where 100 is eSpeak NG's default): an SSML `<prosody volume>` of volume percent more or less
+/// than the voice's own (100, speech-dispatcher's default, is "+100%", twice eSpeak NG's default amplitude),
+/// so that both modules are as loud at the same setting. Punctuation is left to the server, which reads the
 /// punctuation marks out itself (its `SymbolsPreproc`); spelling reads every character
 /// (`<say-as interpret-as="characters">`). Voice types (MALE1, …), pitch range and capital letters
 /// recognition are accepted and not used.
@@ -83,7 +85,7 @@ public struct VoiceSettings: Equatable, Sendable {
         switch kind {
         case .text: return wrapped(data)
         case .character:
-            return "<speak><say-as interpret-as=\"characters\">" + SSML.escape(data) + "</say-as></speak>"
+            return wrapped("<speak><say-as interpret-as=\"characters\">" + SSML.escape(data) + "</say-as></speak>", spelled: true)
         case .key, .soundIcon:
             let words = data.map { $0 == "_" || $0 == "-" ? " " : String($0) }.joined()
             let inner = words.count == 1 ? "<say-as interpret-as=\"characters\">" + SSML.escape(words) + "</say-as>"
@@ -92,14 +94,15 @@ public struct VoiceSettings: Equatable, Sendable {
         }
     }
 
-    /// `document` with the volume and spelling applied inside its root element.
-    private func wrapped(_ document: String) -> String {
+    /// `document` with the volume and spelling applied inside its root element (no spelling when it is
+    /// `spelled` already).
+    private func wrapped(_ document: String, spelled: Bool = false) -> String {
         var open = "", close = ""
-        if volume < 100 {
-            open += "<prosody volume=\"-\(100 - (volume + 100) / 2)%\">"
+        if volume != 0 {
+            open += "<prosody volume=\"\(volume > 0 ? "+" : "-")\(abs(volume))%\">"
             close = "</prosody>" + close
         }
-        if spelling {
+        if spelling && !spelled {
             open += "<say-as interpret-as=\"characters\">"
             close = "</say-as>" + close
         }

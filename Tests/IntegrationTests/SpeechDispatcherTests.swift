@@ -259,3 +259,31 @@ extension Integration {
         }
     }
 }
+
+extension Integration.SpeechDispatcher {
+    /// The median RMS of the 10 ms windows that are speech, dBFS.
+    static func medianSpeechLevel(_ heard: AudioAnalysis) -> Double {
+        let speech = heard.windowRMS.filter { $0 >= AudioAnalysis.speechRMS }.sorted()
+        guard !speech.isEmpty else { return -.infinity }
+        return 20 * log10(speech[speech.count / 2] / 32_768)
+    }
+
+    @Test("at speech-dispatcher's default volume, Lector's module is as loud as speech-dispatcher's own eSpeak NG module")
+    func loudnessMatchesEspeakModule() async throws {
+        let session = try await world()
+        let server = try await Self.startServer(session)
+        defer { server.stopNow() }
+        let text = "The same sentence is read by both modules, at the same volume, one after the other."
+        var levels: [String: Double] = [:]
+        for module in ["lector", "espeak-ng"] {
+            let start = session.recorder.mark()
+            let said = try await session.run("spd-say", ["-w", "-o", module, "-l", "en", text], timeout: 30)
+            #expect(said.status == 0, "\(module): \(said)")
+            _ = await session.recorder.waitForSilence(after: start, lasting: 0.3, timeout: 5)
+            levels[module] = Self.medianSpeechLevel(AudioAnalysis(session.recorder.samples(from: start)))
+        }
+        let lector = levels["lector"] ?? -.infinity, espeak = levels["espeak-ng"] ?? -.infinity
+        print(String(format: "median speech RMS: Lector's module %.1f dBFS, speech-dispatcher's eSpeak NG module %.1f dBFS", lector, espeak))
+        #expect(abs(lector - espeak) < 2, "Lector \(lector) dBFS, eSpeak NG module \(espeak) dBFS")
+    }
+}
