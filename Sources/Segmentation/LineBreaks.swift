@@ -8,8 +8,9 @@
 ///   four spaces inside), a run of symbols (`=====`, `-----`, box drawing), a Markdown `#` heading or an e-mail
 ///   signature delimiter (`-- `);
 /// - both are quoted to the same depth (`>` markers, e-mail style);
-/// - their indentation agrees: the same, the hanging indentation of a list item's text, or a first line
-///   indented deeper than the next;
+/// - their indentation agrees: the same, the hanging indentation of a list item's text, or the block's
+///   leading lines (its first line and those indented as deep after it) deeper than the next: a paragraph whose
+///   first line is indented, re-wrapped by `fmt`, keeps that indentation on its first two lines;
 /// - the second line goes on in lower case (or a digit or `(` after no full stop) after a first line filling at
 ///   least 40 % of the text's width, or the first line is full: it plus the second line's first word would pass 85 % of the width
 ///   (a line shorter than that ends where its writer ended it: verse, addresses, signatures, short headings).
@@ -54,6 +55,7 @@ public enum LineBreaks {
         let width = self.width(of: lines)
         var ranges: [Range<Int>] = []
         var blockStart = true
+        var leadingIndent: Int?  // the indentation of the block's leading lines, while they go on
         var signature = false
         for i in 0..<lines.count - 1 {
             let a = lines[i], b = lines[i + 1]
@@ -62,7 +64,8 @@ public enum LineBreaks {
             if signature { continue }
             if a.blank { blockStart = true; continue }
             defer { blockStart = false }
-            guard isSoft(a, b, width: width, firstOfBlock: blockStart) else { continue }
+            if blockStart { leadingIndent = a.indent } else if a.indent != leadingIndent { leadingIndent = nil }
+            guard isSoft(a, b, width: width, leading: leadingIndent != nil) else { continue }
             // A quoted line's markers go with the line feed: the words on both sides then meet as in prose.
             ranges.append(a.end..<(b.quoteDepth > 0 ? b.prefixEnd : a.end + 1))
         }
@@ -75,9 +78,10 @@ public enum LineBreaks {
         lines(of: scalars).compactMap { $0.quoteDepth > 0 ? $0.start..<$0.prefixEnd : nil }
     }
 
-    static func isSoft(_ a: Line, _ b: Line, width: Int, firstOfBlock: Bool) -> Bool {
+    /// Whether the line feed between `a` and `b` is soft; `leading`: `a` is one of its block's leading lines.
+    static func isSoft(_ a: Line, _ b: Line, width: Int, leading: Bool) -> Bool {
         guard !b.blank, !a.structural, !b.structural, b.item == nil, a.quoteDepth == b.quoteDepth else { return false }
-        let aligned = a.indent == b.indent || a.item == b.indent || (firstOfBlock && a.item == nil && a.indent > b.indent)
+        let aligned = a.indent == b.indent || a.item == b.indent || (leading && a.item == nil && a.indent > b.indent)
         guard aligned else { return false }
         if b.continues && a.length * 10 >= width * 4 && (b.lowercase || !a.endsSentence) { return true }
         return (a.length + 1 + b.firstWord) * 100 > width * 85

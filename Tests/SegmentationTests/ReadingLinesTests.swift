@@ -39,6 +39,22 @@ struct HardWrapTests {
         #expect(heard(wrapped(preamble, width: width)) == one)
     }
 
+    @Test(arguments: [72, 40])
+    func indentedFirstLinesReadTheSameAsFmtRewrapsThem(width: Int) throws {
+        // The GPL indents each paragraph's first line; `fmt` keeps that indentation on the first two lines.
+        let source = preamble.map { "  " + $0 }.joined(separator: "\n\n")
+        let one = heard(source)
+        #expect(one.count == 7)
+        let fmt = wrapped(preamble, width: width - 2).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
+        var text: [String] = [], lineInParagraph = 0
+        for line in fmt {
+            text.append(line.isEmpty ? "" : (lineInParagraph < 2 ? "  " : "") + line)
+            lineInParagraph = line.isEmpty ? 0 : lineInParagraph + 1
+        }
+        #expect(heard(text.joined(separator: "\n")) == one)
+    }
+
     @Test func linesMeantAsLinesStayApart() {
         let address = "Free Software Foundation, Inc.\n51 Franklin Street, Fifth Floor\nBoston, MA 02110-1301 USA"
         #expect(heard(address).count == 3)
