@@ -4,10 +4,14 @@
 /// line feeds (and the quote markers after them) in the copy it hands ICU, so offsets stay those of the text.
 ///
 /// A line feed between two lines of one block (no blank line between them) is soft when all of these hold:
-/// - both lines are prose: neither is a list item's first line (the second), a table row (a `|` pair, a tab or
+/// - both lines are prose: neither is a list item's first line (the second; but an enumerator in brackets,
+///   "(1)", that a full line runs into goes on that line's sentence, as in "two steps: (1) assert …, and
+///   (2) offer …"), a table row (a `|` pair, a tab or
 ///   four spaces inside), a run of symbols (`=====`, `-----`, box drawing), a Markdown `#` heading or an e-mail
 ///   signature delimiter (`-- `);
 /// - both are quoted to the same depth (`>` markers, e-mail style);
+/// - the first is no copyright notice ("Copyright …", "(C) …", "© …") followed by a line that starts a new
+///   sentence: licences, READMEs and source headers give each notice its own line;
 /// - their indentation agrees: the same, the hanging indentation of a list item's text, or the block's
 ///   leading lines (its first line and those indented as deep after it) deeper than the next: a paragraph whose
 ///   first line is indented, re-wrapped by `fmt`, keeps that indentation on its first two lines;
@@ -35,6 +39,10 @@ public enum LineBreaks {
         var blank = true
         /// For a list item's first line: the column where the item's text starts.
         var item: Int?
+        /// Its text starts with `(`: for an item, an enumerator in brackets.
+        var bracketed = false
+        /// Its text starts with "Copyright", "(C)" or "©".
+        var copyright = false
         /// A table row, a run of symbols, a heading or a signature delimiter: never joined to a neighbour.
         var structural = false
         /// Columns of its first word.
@@ -80,11 +88,14 @@ public enum LineBreaks {
 
     /// Whether the line feed between `a` and `b` is soft; `leading`: `a` is one of its block's leading lines.
     static func isSoft(_ a: Line, _ b: Line, width: Int, leading: Bool) -> Bool {
-        guard !b.blank, !a.structural, !b.structural, b.item == nil, a.quoteDepth == b.quoteDepth else { return false }
+        guard !b.blank, !a.structural, !b.structural, a.quoteDepth == b.quoteDepth else { return false }
+        let full = (a.length + 1 + b.firstWord) * 100 > width * 85
+        guard b.item == nil || (b.bracketed && a.item == nil && full) else { return false }
+        guard !a.copyright || b.continues else { return false }
         let aligned = a.indent == b.indent || a.item == b.indent || (leading && a.item == nil && a.indent > b.indent)
         guard aligned else { return false }
         if b.continues && a.length * 10 >= width * 4 && (b.lowercase || !a.endsSentence) { return true }
-        return (a.length + 1 + b.firstWord) * 100 > width * 85
+        return full
     }
 
     /// The text's width: the 90th percentile of its prose lines' lengths, at least 40 columns, or 60 in a text
@@ -135,6 +146,9 @@ public enum LineBreaks {
         let first = text[0]
         line.lowercase = first.properties.isLowercase
         line.continues = line.lowercase || ("0"..."9").contains(first) || first == "("
+        line.bracketed = first == "("
+        let head = String(String.UnicodeScalarView(text.prefix(10))).lowercased()
+        line.copyright = head.hasPrefix("copyright") || head.hasPrefix("(c) ") || first == "©"
         line.endsSentence = last > 0 && ".!?:;".unicodeScalars.contains(text[last - 1])
         line.item = itemColumn(text, indent: column)
         line.structural = isStructural(Array(text[..<last]))

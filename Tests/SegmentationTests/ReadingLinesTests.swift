@@ -55,6 +55,19 @@ struct HardWrapTests {
         #expect(heard(text.joined(separator: "\n")) == one)
     }
 
+    @Test func anEnumeratorInBracketsAFullLineRunsIntoGoesOnItsSentence() {
+        let gpl = "Developers that use the GNU GPL protect your rights with two steps:\n(1) assert copyright on the software, and (2) offer you this License\ngiving you legal permission to copy, distribute and/or modify it."
+        #expect(heard(gpl) == ["Developers that use the GNU GPL protect your rights with two steps: (1) assert copyright on the software, and (2) offer you this License giving you legal permission to copy, distribute and/or modify it."])
+        // After a short line, "(a)" starts an item of a list.
+        #expect(heard("You need:\n(a) a computer\n(b) time") == ["You need:", "(a) a computer", "(b) time"])
+    }
+
+    @Test func aCopyrightNoticeIsALineOfItsOwn() {
+        let header = " Copyright (C) 2007 Free Software Foundation, Inc. <https://fsf.org/>\n Everyone is permitted to copy and distribute verbatim copies\n of this license document, but changing it is not allowed."
+        #expect(heard(header).count == 2)
+        #expect(heard("© 2024 Jane Doe and the contributors to the project, who wrote it\nall over the years.").count == 1)
+    }
+
     @Test func linesMeantAsLinesStayApart() {
         let address = "Free Software Foundation, Inc.\n51 Franklin Street, Fifth Floor\nBoston, MA 02110-1301 USA"
         #expect(heard(address).count == 3)
