@@ -22,7 +22,8 @@ enum Introspection {
       By default it replaces whatever is being read, at once. Options (all optional):
         language  s  BCP 47 tag, e.g. "en-US", "de", "pt-BR" ("_" and any case accepted); without it (and
                      without voice), the language of each paragraph is detected
-        voice     s  eSpeak NG voice name or identifier (see ListVoices); sets the language when none is given
+        voice     s  a voice name or identifier (see ListVoices), or a BCP 47 tag (that language's voice, as
+                     SetVoice takes it); sets the language when none is given
         rate      i  speaking rate in words per minute (80-450; default 175)
         pitch     i  base pitch 0-99 (default 50)
         queue     b  append after what is being read instead of replacing it; the queue holds at most 256

@@ -245,6 +245,11 @@ final class UtterancePreparer {
     private func chosenVoice(_ options: SpeakOptions, requested: String?) throws(PrepareError) -> UtteranceVoice {
         if let name = options.voice {
             guard let v = voice(named: name) else {
+                // A language tag, as `lector voice` (SetVoice) takes one: that language's voice.
+                if let m = try? matcher.match(name) {
+                    let voice = self.voice(for: m, requested: name)
+                    return UtteranceVoice(language: m.tag, name: voice.name, engineVoice: voice.identifier)
+                }
                 throw PrepareError(name: Lector1.ErrorName.unknownVoice.rawValue, message: "unknown voice '\(name)'; `lector voices` lists them")
             }
             let language = try requested.map { tag throws(PrepareError) in try match(tag).tag } ?? (v.languages.first ?? "und")

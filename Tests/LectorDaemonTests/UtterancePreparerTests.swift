@@ -67,6 +67,10 @@ import LectorCommon
         #expect(lang.voices.count == 1 && Set(Self.languages(lang)) == ["de"])
         let voice = try preparer.prepare(Self.three, options: SpeakOptions(voice: "French (France)"))
         #expect(voice.voices.count == 1 && voice.voiceName == "French (France)")
+        // A tag as the voice, as `lector voice` takes it: that language's voice.
+        let tagged = try preparer.prepare(Self.three, options: SpeakOptions(voice: "de"))
+        #expect(tagged.voices.count == 1 && tagged.language == "de", "\(tagged.voices)")
+        #expect(throws: PrepareError.self) { try preparer.prepare(Self.three, options: SpeakOptions(voice: "Nobody at all")) }
     }
 
     @Test("unsure detection takes the configured default language; [voices] applies to detected languages")
