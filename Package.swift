@@ -91,7 +91,7 @@ let package = Package(
         // What the command line and the daemon share: bus names, speak options, how input is read
         .target(name: "LectorCommon", dependencies: ["GLibKit", "SpeechCore", "SystemKit"]),
         // The command line (a D-Bus client of the daemon)
-        .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit"]),
+        .target(name: "LectorClient", dependencies: ["LectorCommon", "GLibKit", "SpeechCore"]),
         // The daemon and the worker, wired together
         .target(name: "LectorDaemon", dependencies: ["LectorCommon", "SpeechCore", "Segmentation", "Synthesis", "Audio", "GLibKit", "LanguageDetection", "SystemKit", "SoundFile", "Resampling", "VorbisPackets", "Audiobook"]),
         // The reader window: its model (pure) and its controller (GTK through GtkKit, D-Bus through GLibKit)

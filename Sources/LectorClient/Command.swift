@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import GLibKit
 import LectorCommon
+import SpeechCore
 
 /// The `lector` command line: `lector COMMAND [OPTIONS…]`, each command with its own GOptionContext and `--help`.
 public enum Command {
@@ -54,9 +55,17 @@ public enum Command {
             guard let local else { return DaemonExecutable.become(arguments) }
             return name == "worker" ? local.worker() : name == "daemon" ? local.daemon(rest) : local.voices(rest)
         case "window":
-            // The desktop entry runs `lector window %U`: with no window to show (no display, or no lector-window
-            // installed) it does what `lector open` does, so that a click still reads or pauses.
-            guard DaemonExecutable.path("lector-window") != nil, Self.hasDisplay else {
+            // Its own help, and one line without a display: nothing is paused or read then.
+            if !Self.hasDisplay || args.contains("--help") || args.contains("-h") {
+                let parser = OptionParser(parameterString: "[FILE | URI …]",
+                                          summary: "Shows the reader window: the text being read, with the sentence and the word heard marked, and the player's controls. FILEs or file:// URIs are read (the first now, the others after it). Needs a display (Wayland or X11).")
+                guard parse(parser, rest) != nil else { return 2 }
+                printError("the reader window needs a display: neither WAYLAND_DISPLAY nor DISPLAY is set (`lector read --file` and `lector toggle` work without one)")
+                return 1
+            }
+            // The desktop entry runs `lector window %U`: with no lector-window installed it does what `lector
+            // open` does, so that a click still reads or pauses.
+            guard DaemonExecutable.path("lector-window") != nil else {
                 return open(["lector open"] + args.dropFirst(), arguments: arguments, local: local)
             }
             return DaemonExecutable.become(arguments, executable: "lector-window")
@@ -116,7 +125,7 @@ public enum Command {
                                   summary: "Reads TEXT aloud (or the file given with --file, or standard input). It replaces what is being read, unless --queue.",
                                   description: "Languages are BCP 47 tags (en, en-GB, pt-BR, de); `lector voices` lists them.")
         let lang = parser.string("lang", short: "l", "Language of the text (BCP 47 tag); without it, detected per paragraph", argument: "TAG")
-        let voice = parser.string("voice", short: "v", "eSpeak NG voice name", argument: "NAME")
+        let voice = parser.string("voice", short: "v", "A voice's name or identifier (lector voices), or a language tag for that language's voice", argument: "NAME")
         let rate = parser.integer("rate", short: "r", "Speaking rate in words per minute (80-450, default 175)", argument: "WPM")
         let pitch = parser.integer("pitch", short: "p", "Base pitch (0-99, default 50)", argument: "0-99")
         let file = parser.string("file", short: "f", "Read the text of FILE (UTF-8; SSML when it ends in .ssml or starts with <?xml…<speak>)", argument: "FILE")
@@ -145,6 +154,10 @@ public enum Command {
             options.reading = list
         }
         if selection.value || clipboard.value {
+            guard !(selection.value && clipboard.value) else {
+                printError("--selection and --clipboard name two texts: give one of them")
+                return 2
+            }
             guard output.value == nil else {
                 printError("--selection and --clipboard are read aloud, not rendered: give the text or --file with --output")
                 return 2
@@ -170,6 +183,11 @@ public enum Command {
             ("--force", force.value), ("--split", split.value != nil)]
         if let (name, _) = renderOnly.first(where: { $0.1 }) {
             printError("\(name) goes with --output")
+            return 2
+        }
+        if let given = format.value, DocumentFormat(rawValue: given.lowercased()) == nil {
+            printError("--format takes " + DocumentFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                       + " (with --output: wav, flac, ogg, opus, mp3, srt or vtt), not “\(given)”")
             return 2
         }
         options.format = format.value

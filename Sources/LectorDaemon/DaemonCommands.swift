@@ -17,7 +17,7 @@ public struct DaemonCommands: LocalCommands {
         let parser = OptionParser(parameterString: "", summary: "Runs Lector's daemon in the foreground: the one reader of this session, on the session bus as org.lector.Lector and org.mpris.MediaPlayer2.lector.")
         let instance = parser.flag("instance", "A separate player: owns org.mpris.MediaPlayer2.lector.instance<PID> only")
         let noDuck = parser.flag("no-duck", "Leave other audio alone while reading")
-        let duckLevel = parser.double("duck-level", "Lower other streams on the same sink by DB decibels while reading (default -15)", argument: "DB")
+        let duckLevel = parser.double("duck-level", "Lower other streams on the same sink by DB decibels while reading (default 15)", argument: "DB")
         let idleExit = parser.double("idle-exit", "Exit after SECONDS stopped, with the state saved (default: the config file's [daemon] idle-exit, else 600; 0 never)", argument: "SECONDS")
         let pauseOthers = parser.flag("pause-others", "Instead of lowering other audio, pause the other media players while reading and resume them afterwards")
         let rest: [String]

@@ -125,6 +125,20 @@ extension Integration {
             #expect(unknown.status == 2, "\(unknown)")
             let badOption = try await session.lector(["read", "--no-such-option", "hello"])
             #expect(badOption.status == 2, "\(badOption)")
+            // Usage errors the parser cannot see: exit 2 and one line, nothing sent to the daemon.
+            for arguments in [["read", "--selection", "--clipboard"], ["read", "--format", "rtf", "hello"]] {
+                let usage = try await session.lector(arguments)
+                #expect(usage.status == 2 && usage.stderrLines.count == 1, "lector \(arguments): \(usage)")
+            }
+            // The window's own help; without a display, one line and nothing paused or read.
+            let help = try await session.lector(["window", "--help"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+            #expect(help.status == 0 && help.stdout.contains("lector window") && help.stdout.contains("reader window"), "\(help)")
+            let owner = await session.nameOwner(Lector.busName)
+            let state = owner == nil ? nil : try await session.status().state
+            let noDisplay = try await session.lector(["window"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+            #expect(noDisplay.status == 1 && noDisplay.stderr.contains("needs a display"), "\(noDisplay)")
+            #expect(await session.nameOwner(Lector.busName) == owner, "lector window without a display started a daemon")
+            if owner != nil { #expect(try await session.status().state == state) }
         }
     }
 }

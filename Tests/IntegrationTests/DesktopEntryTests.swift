@@ -31,7 +31,7 @@ extension Integration {
             #expect(ssml.stdout.contains("Default application for “application/ssml+xml”: org.lector.Lector.desktop"), "\(ssml)")
         }
 
-        @Test("lector open FILE URI reads it; without one (or `lector window` with no display) it pauses or goes on and says so")
+        @Test("lector open FILE URI reads it; without one it pauses or goes on and says so; `lector window` with no display is one line and changes nothing")
         func openFromTheEntry() async throws {
             let session = try await world(.mprisQuiet)
             let server = try FakeNotificationServer(busAddress: session.busAddress)
@@ -49,8 +49,12 @@ extension Integration {
             var seen = await poll(timeout: 3, { server.notifications }, until: { !$0.isEmpty })
             #expect(seen.last?.summary == "Paused" && seen.last?.body.isEmpty == false, "\(seen)")
 
-            // What the desktop entry runs (`lector window %U`), with no display to show a window on.
-            #expect(try await session.lector(["window"]).status == 0)
+            // What the desktop entry runs (`lector window %U`), with no display to show a window on: one line,
+            // and the reading is left as it is.
+            let window = try await session.lector(["window"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+            #expect(window.status == 1 && window.stderr.contains("needs a display"), "\(window)")
+            #expect(try await session.status().state == "paused")
+            #expect(try await session.lector(["open"]).status == 0)
             status = try await session.waitForState("reading", timeout: 3)
             #expect(status.state == "reading", "\(status)")
             seen = await poll(timeout: 3, { server.notifications }, until: { $0.count >= 2 })
