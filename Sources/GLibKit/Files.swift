@@ -242,6 +242,12 @@ public func findProgramInPath(_ name: String) -> String? {
     takeString(g_find_program_in_path(name))
 }
 
+/// `text` quoted for a shell (`g_shell_quote`: in single quotes, a quote inside written `'\''`), so that
+/// `g_shell_parse_argv` and /bin/sh read it back as one word.
+public func shellQuoted(_ text: String) -> String {
+    takeString(g_shell_quote(text)) ?? "''"
+}
+
 /// The folder of the running executable (`executablePath()` without its last component; "." when it has none).
 public func executableDirectory() -> String {
     let exe = executablePath()

@@ -53,9 +53,7 @@ enum PlasmaShortcut {
     /// The `Exec` line: `lector read --selection` when `lector` on PATH is this executable, else this
     /// executable's absolute path, quoted as the Desktop Entry Specification says ("The Exec key").
     static func command() -> String {
-        let me = executablePath()
-        if let found = findProgramInPath("lector"), realPath(found) == realPath(me) { return "lector read --selection" }
-        return desktopQuoted(me) + " read --selection"
+        ShortcutCommand.executableUnlessOnPath().map { desktopQuoted($0) + " read --selection" } ?? "lector read --selection"
     }
 
     /// `argument` as one Exec argument: unchanged when it holds no reserved character, else in double quotes
@@ -70,12 +68,6 @@ enum PlasmaShortcut {
             quoted.append(c)
         }
         return quoted + "\""
-    }
-
-    private static func realPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// Binds `key` to reading the selection; returns the exit status (0, or 1 with one line printed).
@@ -111,6 +103,7 @@ enum PlasmaShortcut {
             printError(unreachable(error))
             return 1
         }
+        print("\(key.qtName) reads the selection (a Plasma global shortcut); lector shortcut remove takes it away")
         return 0
     }
 

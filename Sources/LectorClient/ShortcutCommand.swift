@@ -75,16 +75,41 @@ enum ShortcutCommand {
         if verb == "install" {
             list.append(path)
             let relocatable = "\(schema).custom-keybinding:\(path)"
-            for (name, value) in [("name", "'Read selection (Lector)'"), ("command", "'lector read --selection'"),
+            // GNOME parses the command as a shell would (`g_shell_parse_argv`): the command, in quotes for the
+            // key file, as a string of GVariant's text format.
+            let command = Self.command.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
+            for (name, value) in [("name", "'Read selection (Lector)'"), ("command", "'\(command)'"),
                                   ("binding", "'" + key.replacing("'", with: "") + "'")] {
                 guard gsettings(["set", relocatable, name, value]) else { return 1 }
             }
-            return gsettings(["set", schema, "custom-keybindings", literal(list)]) ? 0 : 1
+            guard gsettings(["set", schema, "custom-keybindings", literal(list)]) else { return 1 }
+            print("\(key) reads the selection (the GNOME custom shortcut “Read selection (Lector)”); lector shortcut remove takes it away")
+            return 0
         }
         guard current.contains(path) else { return 0 }
         let relocatable = "\(schema).custom-keybinding:\(path)"
         for name in ["name", "command", "binding"] { guard gsettings(["reset", relocatable, name]) else { return 1 } }
         return gsettings(list.isEmpty ? ["reset", schema, "custom-keybindings"] : ["set", schema, "custom-keybindings", literal(list)]) ? 0 : 1
+    }
+
+    /// The shortcut's command: `lector read --selection`, with this executable's absolute path (shell-quoted)
+    /// for `lector` unless `lector` on PATH is this executable: a shortcut bound to a build or to a `lector`
+    /// outside PATH still runs it.
+    static var command: String {
+        (executableUnlessOnPath().map(shellQuoted) ?? "lector") + " read --selection"
+    }
+
+    /// This executable's absolute path, nil when `lector` on PATH is it (links resolved).
+    static func executableUnlessOnPath() -> String? {
+        let me = executablePath()
+        if let found = findProgramInPath("lector"), realPath(found) == realPath(me) { return nil }
+        return me
+    }
+
+    private static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The custom keybindings' paths, nil when the schema is missing.

@@ -45,14 +45,19 @@ enum SpeechdCommand {
             }
             let real = realpath(module, nil).map { p in defer { free(p) }; return String(cString: p) } ?? module
             let text = SpeechdConfig.enable(current, module: real, system: fileTest(system, .exists) ? system : nil)
-            return write(text)
+            guard write(text) == 0 else { return 1 }
+            print("Speech Dispatcher speaks through Lector from its next start (\(path)); lector speechd disable puts it back")
+            return 0
         default:
             guard let current, SpeechdConfig.isEnabled(current) else { return 0 }
             guard let text = SpeechdConfig.disable(current) else {
                 if !removeFile(path) { printError("cannot remove \(path)"); return 1 }
+                print("Speech Dispatcher's configuration is back as it was (\(path) removed)")
                 return 0
             }
-            return write(text)
+            guard write(text) == 0 else { return 1 }
+            print("Speech Dispatcher's configuration is back as it was (\(path))")
+            return 0
         }
     }
 

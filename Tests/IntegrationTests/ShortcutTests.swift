@@ -22,12 +22,17 @@ extension Integration {
             }
             _ = try await session.run("gsettings", ["set", schema, "custom-keybindings", "['\(mine)']"], environment: env)
             let install = try await session.lector(["shortcut", "install", "<Super>r"], environment: env)
-            #expect(install.status == 0, "\(install)")
+            #expect(install.status == 0 && install.stdout.contains("<Super>r reads the selection"), "\(install)")
             #expect(try await get([schema, "custom-keybindings"]) == "['\(mine)', '\(lector)']")
             let relocatable = "\(schema).custom-keybinding:\(lector)"
             #expect(try await get([relocatable, "binding"]) == "'<Super>r'")
+            // The lector under test is on no PATH: the shortcut runs it by its absolute path.
+            let command = try await get([relocatable, "command"])
+            #expect(command == "\"'\(Paths.lectorBinary)' read --selection\"", "\(command)")
+            let folder = URL(fileURLWithPath: Paths.lectorBinary).deletingLastPathComponent().path
+            let onPath = env.merging(["PATH": folder + ":/usr/bin:/bin"]) { $1 }
+            let again = try await session.lector(["shortcut", "install"], environment: onPath)
             #expect(try await get([relocatable, "command"]) == "'lector read --selection'")
-            let again = try await session.lector(["shortcut", "install"], environment: env)
             let list = try await get([schema, "custom-keybindings"])
             #expect(again.status == 0 && list == "['\(mine)', '\(lector)']", "installed twice: \(list)")
             let remove = try await session.lector(["shortcut", "remove"], environment: env)

@@ -69,7 +69,7 @@ extension Integration {
             let config = session.directory.appendingPathComponent("config/speech-dispatcher/speechd.conf").path
             try? FileManager.default.removeItem(atPath: config)
             let enable = try await session.lector(["speechd", "enable"])
-            #expect(enable.status == 0, "\(enable)")
+            #expect(enable.status == 0 && enable.stdout.contains("speaks through Lector"), "\(enable)")
             #expect(try await session.lector(["speechd", "status"]).stdout == "enabled\n")
             let socket = session.directory.appendingPathComponent("speech-dispatcher/speechd.sock").path
             try? FileManager.default.removeItem(atPath: socket)
