@@ -100,6 +100,9 @@ final class ReaderWindow {
         text.setMargins(vertical: 24, horizontal: 24)
         scroller.expand(horizontally: true, vertically: true)
         let overlay = Overlay(scroller)
+        // GTK 4.8 names a button with a mnemonic by its label as written and the label's text together
+        // ("_Back to the reading Back to the reading"): the name is given.
+        backButton.accessibleLabel = "Back to the reading"
         backButton.addCSSClass("suggested-action")
         backButton.addCSSClass("pill")
         backButton.align(horizontal: .center, vertical: .end)

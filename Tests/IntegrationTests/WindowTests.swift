@@ -25,6 +25,7 @@ extension Integration {
             let names = try await desk.drive(["names"])
             #expect(names["unnamed"] as? [String] == [], "\(names)")
             let controls = names["controls"] as? [String] ?? []
+            #expect(!controls.contains { $0.contains("_") }, "a mnemonic's underscore in a name: \(controls)")
             for name in ["Play", "Previous sentence", "Next sentence", "Position", "Open a file", "Voice", "Repeat",
                          "Speaking rate, words per minute", "Sleep timer", "Reading comfort", "Read the clipboard", "Chapters"] {
                 #expect(controls.contains(name), "no control named \(name): \(controls)")
@@ -85,7 +86,7 @@ extension Integration {
             // The rate set in the window reaches the daemon (MPRIS Rate: 250 / 175 words per minute).
             _ = try await desk.drive(["rate", "250"])
             let rate = await poll(timeout: 5, {
-                (try? await session.run("gdbus", ["call", "--session", "--dest", Lector.busName, "--object-path",
+                (try? await session.run("gdbus", ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector", "--object-path",
                                                   "/org/mpris/MediaPlayer2", "--method", "org.freedesktop.DBus.Properties.Get",
                                                   "org.mpris.MediaPlayer2.Player", "Rate"]))?.stdout ?? ""
             }, until: { $0.contains("1.428") })
