@@ -108,7 +108,6 @@ public final class Daemon {
             self.lector.emit(event, position: position)
             notifier.observe(event)
         }
-        keeper?.restore()
         // Other players are paused from the MPRIS connection, which is then the one left out as Lector's own.
         ducking = Ducking(mode: duckingMode, server: server, connection: mprisConnection, persistent: !instance)
         reader.onChange = { [unowned self] in
@@ -183,6 +182,9 @@ public final class Daemon {
         ownership = connection.ownName(Names.bus, onAcquired: {
             acquired = true
             Log.message("reading for this session as \(Names.bus)")
+            // Only the daemon that owns the name takes the saved reading up (a second one says only that
+            // another runs); no call reaches the name before this.
+            self.keeper?.restore()
             self.ducking?.restoreLeftovers()
             ownMPRIS()
             // Only the daemon that owns the name binds: the portal names the shortcut after a fixed token.

@@ -9,6 +9,8 @@ extension Integration {
         @Test("a second lector daemon exits 1 with one line while the first keeps its name")
         func secondDaemonRefused() async throws {
             let session = try await world(.daemon)
+            // A saved reading: the second daemon must not take it up (nor say it did) before it refuses to run.
+            _ = try await session.lector(["read", "--wait", "--lang", "en", "Saved."])
             let owner = try #require(await session.nameOwner(Lector.busName))
             let second = try await session.lector(["daemon"], timeout: 15)
             #expect(second.status == 1, "\(second)")
