@@ -55,7 +55,7 @@ public struct DaemonCommands: LocalCommands {
     public func voices(_ arguments: [String]) -> Int32 {
         if arguments.count > 1 && arguments[1] == "add" { return addPiperVoice(Array(arguments.dropFirst(2))) }
         let parser = OptionParser(parameterString: "[add FILE.onnx]", summary: "Lists the voices, one a line: BCP 47 tag, name, identifier, gender, engine (tab-separated). `lector voices add FILE.onnx` installs a Piper voice and its FILE.onnx.json.")
-        let lang = parser.string("lang", short: "l", "Only the voices for this language (BCP 47 tag)", argument: "TAG")
+        let lang = parser.string("lang", short: "l", "Only the voices for this language (BCP 47 tag; with a region, that region's)", argument: "TAG")
         let rest: [String]
         do { rest = try parser.parse(arguments) } catch {
             printError(error.description)
@@ -68,9 +68,16 @@ public struct DaemonCommands: LocalCommands {
             let matcher = LanguageMatcher(voices: voices)
             do {
                 let match = try matcher.match(tag)
-                let primary = match.tag.split(separator: "-").first.map { String($0).lowercased() } ?? ""
+                // A tag with a region (en-GB) lists the voices of that region and those of the language that
+                // name none; a language alone (en) lists all of its voices.
+                let wanted = match.tag.lowercased()
+                let primary = wanted.split(separator: "-").first.map(String.init) ?? ""
                 selected = voices.filter { v in
-                    v == match.voice || v.languages.contains { $0.split(separator: "-").first.map { String($0).lowercased() } == primary }
+                    if v == match.voice { return true }
+                    let same = v.languages.map { $0.lowercased() }.filter { $0.split(separator: "-").first.map(String.init) == primary }
+                    guard !same.isEmpty else { return false }
+                    let regional = same.filter { $0.contains("-") }
+                    return wanted == primary || regional.isEmpty || regional.contains { $0 == wanted || $0.hasPrefix(wanted + "-") }
                 }
             } catch {
                 printError(error.description)

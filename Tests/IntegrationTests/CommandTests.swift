@@ -35,6 +35,10 @@ extension Integration {
             }
             let all = try await session.lector(["voices"])
             #expect(all.status == 0 && all.stdout.split(separator: "\n").count > lines.count, "\(all)")
+            // With a region, that region's voices (and the language's without one), not another region's.
+            let british = try await session.lector(["voices", "--lang", "en-GB"])
+            let tags = british.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").first?.lowercased() }
+            #expect(tags.contains { $0.hasPrefix("en-gb") } && !tags.contains("en-us"), "\(british)")
         }
 
         @Test("an unknown language is a one-line error; close matches are named")
