@@ -39,6 +39,10 @@ public enum Worker {
     public static func run(input: FileDescriptor, output: FileDescriptor) -> Int32 {
         _ = signal(SIGPIPE, SIG_IGN)
         _ = signal(SIGABRT, SIG_DFL)
+        // Ctrl-C on a terminal goes to the whole foreground process group: the daemon or the renderer decides
+        // what becomes of its workers (it ends them, and a worker ends at its input's end), so a worker
+        // interrupted with it is not taken for a crashed engine.
+        _ = signal(SIGINT, SIG_IGN)
         guard let espeak = lector_espeak()?.pointee else { return exitIOError }  // it said why
         let rate = espeak.Initialize(AUDIO_OUTPUT_SYNCHRONOUS, chunkMilliseconds, nil, espeakINITIALIZE_DONT_EXIT)
         guard rate > 0 else {

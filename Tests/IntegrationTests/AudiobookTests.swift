@@ -183,6 +183,9 @@ extension Integration {
                 ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).contains { $0.hasSuffix(".part") }
             }
             #expect(started, "no hidden file appeared: \(render.stderr)")
+            // As a terminal's Ctrl-C, to the synthesis workers too (its whole foreground process group), first.
+            let children = try await session.run("pgrep", ["-P", String(render.pid)]).stdout.split(separator: "\n")
+            for child in children.compactMap({ Int32($0) }) { kill(child, SIGINT) }
             render.signal(SIGINT)
             let status = await render.waitForExit(timeout: 20)
             #expect(status == 130, "status \(String(describing: status)): \(render.stderr)")
