@@ -15,6 +15,9 @@ final class LexiconWatch {
         self.path = path
         self.apply = apply
         reload()
+        // GIO watches a file through its folder; while the folder does not exist it looks for it every 4 s
+        // (inotify-missing.c), waking the daemon for ever: the folder is made first (mode 0700).
+        if let slash = path.lastIndex(of: "/"), slash > path.startIndex { try? makeDirectories(String(path[..<slash])) }
         monitor = FileMonitor(path: path) { [unowned self] in self.reload() }
         if monitor == nil { Log.warning("the lexicon \(path) is not watched: changes are used by the next daemon") }
     }
