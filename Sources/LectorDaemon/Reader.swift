@@ -283,7 +283,7 @@ final class Reader {
         if let v = preparer.voice(named: name) {
             voice = v
             language = v.languages.first ?? "und"
-        } else if let m = try? preparer.matcher.match(name) {
+        } else if let m = preparer.voiceTag(name) {
             voice = m.voice
             language = m.tag
         } else {

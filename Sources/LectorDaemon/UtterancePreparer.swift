@@ -82,6 +82,22 @@ final class UtterancePreparer {
         return refreshPiperVoices() ? matcher.voice(named: name) : nil
     }
 
+    /// The language `name` names, for a voice option that is no voice's name: a tag as a voice lists it
+    /// ("en-GB-x-rp"), or a language alone or with its region ("de", "en-US", "pt_br", "zh-HK"), matched as
+    /// `--lang` is; nil for anything else, so that a misspelt voice name is not taken for a language whose
+    /// code it starts with ("no-such-voice" is not Norwegian).
+    func voiceTag(_ name: String) -> LanguageMatch? {
+        guard let m = try? matcher.match(name) else { return nil }
+        let subtags = name.replacing("_", with: "-").lowercased().split(separator: "-", omittingEmptySubsequences: false)
+        if m.tag.lowercased() == subtags.joined(separator: "-") { return m }
+        func isLanguage(_ s: Substring) -> Bool { (2...3).contains(s.count) && s.allSatisfy { $0.isASCII && $0.isLetter } }
+        func isRegion(_ s: Substring) -> Bool {
+            (s.count == 2 && s.allSatisfy { $0.isASCII && $0.isLetter }) || (s.count == 3 && s.allSatisfy(\.isASCII) && s.allSatisfy(\.isNumber))
+        }
+        guard let first = subtags.first, isLanguage(first), subtags.count <= 2, subtags.dropFirst().allSatisfy(isRegion) else { return nil }
+        return m
+    }
+
     /// Reads the configuration file at `path` (by default `$XDG_CONFIG_HOME/lector/config`) and uses it from
     /// now on. Returns one line per problem found in it (each was ignored).
     func loadConfiguration(path: String = Configuration.defaultPath) -> [String] {
@@ -246,7 +262,7 @@ final class UtterancePreparer {
         if let name = options.voice {
             guard let v = voice(named: name) else {
                 // A language tag, as `lector voice` (SetVoice) takes one: that language's voice.
-                if let m = try? matcher.match(name) {
+                if let m = voiceTag(name) {
                     let voice = self.voice(for: m, requested: name)
                     return UtteranceVoice(language: m.tag, name: voice.name, engineVoice: voice.identifier)
                 }

@@ -71,6 +71,9 @@ import LectorCommon
         let tagged = try preparer.prepare(Self.three, options: SpeakOptions(voice: "de"))
         #expect(tagged.voices.count == 1 && tagged.language == "de", "\(tagged.voices)")
         #expect(throws: PrepareError.self) { try preparer.prepare(Self.three, options: SpeakOptions(voice: "Nobody at all")) }
+        // A misspelt name is not taken for the language its first letters are the code of.
+        #expect(preparer.voiceTag("no-such-voice") == nil && preparer.voiceTag("de-such") == nil)
+        #expect(preparer.voiceTag("de_DE")?.tag.hasPrefix("de") == true)
     }
 
     @Test("unsure detection takes the configured default language; [voices] applies to detected languages")
