@@ -55,7 +55,7 @@ public final class Daemon {
         engine = ReadingEngine(server: server, synthesis: synthesis)
         reader = Reader(engine: engine, preparer: preparer)
         lector = LectorService(reader: reader)
-        keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer)
+        keeper = instance ? nil : StateKeeper(engine: engine, preparer: preparer, pending: reader.pending)
         mpris = MPRISService(reader: reader, quit: { [unowned self] in self.leave() })
         for problem in preparer.loadConfiguration() { Log.warning(problem) }
         lexicon = LexiconWatch { [unowned engine] in engine.setLexicon($0) }

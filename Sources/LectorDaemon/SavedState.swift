@@ -57,9 +57,13 @@ final class StateKeeper {
     /// The restored utterance keeps the key of the text file it came from (no need to write it again).
     private var restoredKey: (utterance: UInt64, key: String)?
 
-    init(engine: ReadingEngine, preparer: UtterancePreparer) {
+    /// Cuts the rest of a restored text after its start, as for any long text (the reader's).
+    private let pending: PendingSentences?
+
+    init(engine: ReadingEngine, preparer: UtterancePreparer, pending: PendingSentences? = nil) {
         self.engine = engine
         self.preparer = preparer
+        self.pending = pending
     }
 
     // MARK: restoring
@@ -67,10 +71,11 @@ final class StateKeeper {
     /// Loads the saved reading, if any, into the engine (stopped, text loaded, resume point set).
     func restore() {
         do {
-            guard let (utterance, sentence, state, key) = try load() else { return }
+            guard let (utterance, sentence, state, key, rest) = try load() else { return }
             restoredKey = (utterance.id, key)
             let resumable = state == "reading" || state == "paused"
             try? engine.apply { m in m.restore(utterance, resumeAt: resumable ? sentence : nil) }
+            if let rest { pending?.begin(rest, utterance: utterance.id) }
             saved = snapshot()
             savedTextKey = saved?.textKey
             let where_ = resumable ? "; resume goes on from sentence \(sentence + 1)" : ""
@@ -82,9 +87,10 @@ final class StateKeeper {
 
     private struct Failure: Error { var message: String }
 
-    /// The saved utterance, the sentence to resume at, the state and the text's key; nil when nothing is saved.
+    /// The saved utterance (cut to past its saved sentence), the sentence to resume at, the state, the text's
+    /// key and what is left to cut of it; nil when nothing is saved.
     /// Failure messages name the file at fault.
-    private func load() throws(Failure) -> (Utterance, Int, String, String)? {
+    private func load() throws(Failure) -> (Utterance, Int, String, String, SentenceCutter?)? {
         let reading: [UInt8]
         do {
             guard let bytes = try StateFiles.read(Self.readingPath, maximumBytes: StateFiles.maximumReadingBytes) else { return nil }
@@ -119,13 +125,23 @@ final class StateKeeper {
         options.pitch = pitch
         options.title = fields["title"]
         options.url = fields["url"]
+        // Cut to the saved sentence now, the rest in idle steps as any long text is: a book of 100,000
+        // chapters took 20 s to cut whole before the daemon answered.
         let utterance: Utterance
-        do { utterance = try preparer.prepare(text, options: options) } catch {
+        var rest: SentenceCutter?
+        do {
+            if pending != nil {
+                (utterance, rest) = try preparer.prepareStart(text, options: options,
+                                                              firstSlice: offset + PendingSentences.firstSliceLength)
+            } else {
+                utterance = try preparer.prepare(text, options: options)
+            }
+        } catch {
             throw Failure(message: "\(Self.textPath): \(error.message)")
         }
         // The sentence that starts at the saved offset (the same cut as before), else the index as saved.
         let index = utterance.sentences.lastIndex { $0.range.lowerBound <= offset } ?? min(sentence, utterance.sentences.count - 1)
-        return (utterance, index, state, key)
+        return (utterance, index, state, key, rest)
     }
 
     // MARK: saving

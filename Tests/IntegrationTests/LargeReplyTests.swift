@@ -32,7 +32,17 @@ extension Integration.Documents {
         // Generous: a gdbus process per call; it took seconds when every Get built every property.
         #expect(states.max() ?? 0 < 0.5, "\(states)")
         #expect(all.bytes > 100_000 * 20, "Chapters: \(all.bytes) bytes")
+        // A daemon that starts with this book saved: how long until it answers (printed, not bounded).
         _ = try await session.lector(["stop"])
+        try await Integration.SavedReading.endDaemon(session, signal: SIGTERM)
+        let start = ContinuousClock.now
+        try await session.startDaemon()
+        _ = try await session.lector(["status"], timeout: 120)
+        let restored = ContinuousClock.now - start
+        print("a daemon restoring the 100,000-chapter book answers after \(restored)")
+        #expect(restored < .seconds(5), "it took 20 s when a restored text was cut whole first")
+        // The tests after this one start with a short saved reading.
+        _ = try await session.lector(["read", "--wait", "--lang", "en", "Short."])
     }
 
     @Test("a 32 MiB text file on a bus that takes 32 MiB messages: Get(Text) gets at most 30 MiB and the daemon stays on it")
@@ -54,7 +64,9 @@ extension Integration.Documents {
         let address = await poll(timeout: 10, { bus.stdout.trimmingCharacters(in: .whitespacesAndNewlines) },
                                  until: { !$0.isEmpty || !bus.isRunning })
         try #require(!address.isEmpty, "dbus-daemon: \(bus.stderr)")
-        let environment = ["DBUS_SESSION_BUS_ADDRESS": address]
+        // Its own state folder: the session's may hold a large saved reading (the book of the test before).
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": address,
+                           "XDG_STATE_HOME": session.directory.appendingPathComponent("small-bus-state").path]
         let daemon = try session.spawn(Paths.lectorBinary, ["daemon"], tag: "small-bus-daemon", environment: environment)
         defer { daemon.stopNow() }
 
