@@ -52,7 +52,8 @@ extension ReaderWindow {
             }
             showingDaemonValues = true
             voices.setItems(voiceList.map(\.name))
-            voices.selected = nil
+            // The Voice property may have come first: the list shows the voice heard, not nothing.
+            voices.selected = voiceHeard.flatMap { v in voiceList.firstIndex { $0.name == v } }
             showingDaemonValues = false
         }
     }
@@ -66,6 +67,7 @@ extension ReaderWindow {
             showTime()
             if !chapters.isEmpty { fetchChapters() } // their start times are refined with the length
         }
+        if let v = p[.voice]?.string { voiceHeard = v }
         if let v = p[.voice]?.string, let i = voiceList.firstIndex(where: { $0.name == v }), voices.selected != i {
             showingDaemonValues = true
             voices.selected = i

@@ -58,6 +58,8 @@ final class ReaderWindow {
     var positionMicroseconds: Int64 = 0
     var lengthMicroseconds: Int64 = 0
     var voiceList: [(name: String, identifier: String)] = []
+    /// The voice being heard (the daemon's Voice), shown in the list once it is there.
+    var voiceHeard: String?
     var positionTimer: Source?
     /// Set while the program moves the view, so that only the person's scrolling stops the following.
     var scrollingByProgram = false

@@ -332,3 +332,19 @@ struct Desk {
         xserver.stopNow(grace: 2)
     }
 }
+
+extension Integration.Window {
+    @Test("a window opened while a text is read shows the voice being heard in its Voice list")
+    func voiceShownWhenOpenedWhileReading() async throws {
+        let session = try await world()
+        _ = try await session.lector(["read", "--lang", "de", Lector.veryLong])
+        _ = try await session.waitForState("reading", timeout: 10)
+        let desk = try await Desk.open(session)
+        defer { desk.close() }
+        let heard = try await session.status().fields["voice"] ?? ""
+        let shown = await poll(timeout: 5, { (try? await desk.drive(["voice"]))?["labels"] as? [String] ?? [] },
+                               until: { $0.contains(heard) })
+        #expect(!heard.isEmpty && shown.contains(heard), "the Voice list shows \(shown); the voice heard is \(heard)")
+        _ = try await session.lector(["stop"])
+    }
+}

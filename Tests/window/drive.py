@@ -24,6 +24,7 @@ Steps:
   sleep LABEL                chooses LABEL ("In 15 minutes", "Off") in the sleep timer's panel
   chapters                   opens the chapter list: {"titles": [...]} (its buttons' labels, in order)
   chapter TITLE              chooses the chapter titled TITLE in the chapter list
+  voice                      the labels the Voice list shows: {"labels": [...]}
   attributes OFFSET          the text attributes at character OFFSET of the text: {"attributes": [...]}
   sweep SECONDS              every AT-SPI text attribute query at every offset of the text, then for SECONDS
                              every query a screen reader makes at the caret (attributes, text at each
@@ -208,6 +209,11 @@ def step_comfort(family, size):
     xdotool("key", "Escape")
     return {}
 
+def step_voice():
+    voice = named(app(), "combo box", "Voice")
+    labels = find_all(voice, lambda n: n.getRoleName() == "label" and n.name, [])
+    return {"labels": [n.name for n in labels]}
+
 def step_key(name):
     """Presses a key in the window (focused first: Xvfb has no window manager to do it)."""
     wid = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Lector$"],
@@ -336,5 +342,5 @@ if __name__ == "__main__":
               "key": step_key, "status": step_status, "count": step_count, "close": step_close,
               "rate": step_rate, "sleep": step_sleep, "chapters": step_chapters, "chapter": step_chapter,
               "attributes": step_attributes, "sweep": step_sweep,
-              "paste": step_paste}[step](*args)
+              "paste": step_paste, "voice": step_voice}[step](*args)
     print(json.dumps(result))
