@@ -36,6 +36,13 @@ public struct ReadingModel: Equatable, Sendable {
     public private(set) var loaded = 0
     /// The sentence and word being heard.
     public private(set) var heard = Highlight()
+    /// What was heard of a newer utterance than the one shown: its Sentence and Word signals come before its
+    /// text is fetched, and its first word (a short one is over by then) is marked once the text is shown.
+    private var early: Early?
+    private struct Early: Equatable {
+        var utterance: UInt64
+        var heard: Highlight
+    }
     /// Whether the view follows the reading (false once the person scrolled away).
     public private(set) var following = true
 
@@ -46,10 +53,11 @@ public struct ReadingModel: Equatable, Sendable {
     public mutating func showText(_ id: UInt64) -> Update {
         utterance = id
         loaded = 0
-        heard = Highlight()
+        heard = early?.utterance == id ? early!.heard : Highlight()
+        early = nil
         let wasFollowing = following
         following = true
-        return Update(highlight: heard, backButton: wasFollowing ? nil : false)
+        return Update(highlight: visible(heard), backButton: wasFollowing ? nil : false)
     }
 
     /// `count` more characters of the text are on screen: a highlight waiting for them is shown.
@@ -63,14 +71,25 @@ public struct ReadingModel: Equatable, Sendable {
 
     /// Signal Sentence of utterance `id`: `range` starts being heard (the word highlight is cleared).
     public mutating func sentenceHeard(_ id: UInt64, _ range: Range<Int>) -> Update {
-        guard id == utterance else { return Update() }
+        guard id == utterance else {
+            if id > utterance { early = Early(utterance: id, heard: Highlight(sentence: range, word: nil)) }
+            return Update()
+        }
         heard = Highlight(sentence: range, word: nil)
         return shown(scrollTo: range.lowerBound)
     }
 
     /// Signal Word of utterance `id`: `range` starts being heard.
     public mutating func wordHeard(_ id: UInt64, _ range: Range<Int>) -> Update {
-        guard id == utterance else { return Update() }
+        guard id == utterance else {
+            if id > utterance {
+                var h = early?.utterance == id ? early!.heard : Highlight()
+                h.word = range
+                if let s = h.sentence, !s.contains(range.lowerBound) { h.sentence = nil }
+                early = Early(utterance: id, heard: h)
+            }
+            return Update()
+        }
         heard.word = range
         if let s = heard.sentence, !s.contains(range.lowerBound) { heard.sentence = nil }
         return shown(scrollTo: range.lowerBound)

@@ -40,6 +40,22 @@ import Testing
         #expect(m.wordHeard(1, 65..<70).scrollTo == 65)
     }
 
+    @Test func wordsHeardBeforeTheTextIsShownAreMarkedOnceItIs() {
+        var model = ReadingModel()
+        _ = model.showText(1)
+        _ = model.sentenceHeard(2, 0..<20)
+        _ = model.wordHeard(2, 0..<5)
+        _ = model.wordHeard(3, 0..<2)  // a newer text still: the one shown next is 2
+        _ = model.showText(2)
+        #expect(model.heard.word == nil)  // 3's words replaced 2's: nothing stale is marked
+        var again = ReadingModel()
+        _ = again.showText(1)
+        _ = again.sentenceHeard(2, 0..<20)
+        _ = again.wordHeard(2, 0..<5)
+        _ = again.showText(2)
+        #expect(again.heard.sentence == 0..<20 && again.heard.word == 0..<5)
+    }
+
     @Test func aNewTextFollowsAgain() {
         var m = ReadingModel()
         _ = m.showText(1)
