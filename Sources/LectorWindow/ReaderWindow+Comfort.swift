@@ -114,8 +114,17 @@ extension ReaderWindow {
         if let problem = settings.save() { say(problem) }
     }
 
-    /// Shows the text as the settings say.
+    /// Shows the text as the settings say. The text reflows: the view's moves until it settles are the
+    /// program's, not the person's (the view keeps following), and a following view then goes back to the
+    /// word heard.
     func applySettings() {
+        scrollingByProgram = true
+        _ = MainContext.timeout(milliseconds: 400) { [weak self] in
+            guard let self else { return false }
+            scrollingByProgram = false
+            if model.following { apply(model.backToReading()) }
+            return false
+        }
         clamp.setMaximumWidth(settings.width)
         let between = settings.pixelsBetweenLines
         text.setSpacing(insideWrap: between, belowLines: between)

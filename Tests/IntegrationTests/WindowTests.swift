@@ -92,11 +92,19 @@ extension Integration {
             }, until: { $0.contains("1.428") })
             #expect(rate.contains("1.428"), "MPRIS Rate after 250 wpm in the window: \(rate)")
 
+            // A long text, read on: the comfort change reflows it under the word heard.
+            _ = try await session.lector(["read", "--lang", "en", Lector.veryLong])
+            _ = try await session.waitForState("reading", timeout: 5)
+            try await Task.sleep(for: .milliseconds(1500))
             _ = try await desk.drive(["comfort", "OpenDyslexic", "20"])
             let settings = session.directory.appendingPathComponent("config/lector/window.ini")
             let kept = await poll(timeout: 5, { (try? String(contentsOf: settings, encoding: .utf8)) ?? "" },
                                   until: { $0.contains("font=OpenDyslexic") && $0.contains("size=20") })
             #expect(kept.contains("font=OpenDyslexic") && kept.contains("size=20"), "settings kept: \(kept)")
+            // The text reflowed under the new font: the view still follows the reading.
+            try await Task.sleep(for: .milliseconds(600))
+            let after = try await desk.drive(["names"])["controls"] as? [String] ?? []
+            #expect(!after.contains("Back to the reading"), "a comfort change stopped the following: \(after)")
 
             // Closing the window (its Close button) leaves the reading going.
             _ = try await session.lector(["read", Lector.veryLong])
