@@ -2,8 +2,9 @@ import CGio
 
 /// Watches one file on the main loop (`g_file_monitor_file`, inotify underneath): `onChange` is called when the
 /// file is created, written, replaced (written elsewhere and renamed over it, as `writeFileAtomically` does)
-/// or deleted. The file need not exist yet; its folder should: GIO looks for a missing folder every 4 s. Events are GIO's, rate-limited by GIO (`g_file_monitor_set_rate_limit`,
-/// 800 ms by default for in-place writes; a rename is reported at once).
+/// or deleted. The file need not exist yet; its folder should: GIO looks for a missing folder every 4 s.
+/// Events are GIO's, rate-limited by GIO (`g_file_monitor_set_rate_limit`, 800 ms by default for in-place
+/// writes; a rename is reported at once).
 public final class FileMonitor {
     private let monitor: UnsafeMutablePointer<GFileMonitor>
     private let box: FileMonitorBox

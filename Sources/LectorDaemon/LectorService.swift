@@ -271,7 +271,6 @@ final class LectorService: DBusDeferringObject {
         (u?.id ?? 0, u?.text.utf8.count ?? 0)
     }
 
-    /// Every property but Position; `Text`, `Chapters` and `ChapterOffsets` only with `text` (see `announceChanges`).
     /// The properties announced (all but Text, Chapters, ChapterOffsets and Position: `text` adds the first
     /// three), each computed as `value(of:)` does.
     private func properties(text: Bool = true) -> [Lector1.Property: Variant] {
