@@ -119,8 +119,10 @@ extension ReaderWindow {
     /// word heard.
     func applySettings() {
         scrollingByProgram = true
-        _ = MainContext.timeout(milliseconds: 400) { [weak self] in
+        reflowSettled?.cancel()  // a size spun key by key: one wait, from the last change
+        reflowSettled = MainContext.timeout(milliseconds: 400) { [weak self] in
             guard let self else { return false }
+            reflowSettled = nil
             scrollingByProgram = false
             if model.following { apply(model.backToReading()) }
             return false

@@ -63,6 +63,8 @@ final class ReaderWindow {
     var positionTimer: Source?
     /// Set while the program moves the view, so that only the person's scrolling stops the following.
     var scrollingByProgram = false
+    /// Ends the program's scrolling once a comfort change's reflow has settled (`applySettings`).
+    var reflowSettled: Source?
     /// Set while controls show values read from the daemon, so that showing them does not send them back.
     var showingDaemonValues = false
     /// Whether the daemon left the bus since the window last saw it (said when the next one appears).
